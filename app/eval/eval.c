@@ -1,0 +1,709 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pktdedup-eval: run filters on a key stream and score every verdict against the exact
+ * oracle. No DPDK. See docs/eval.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pktdedup/pd_filter.h>
+#include <pktdedup/pd_plan.h>
+
+#include "streams.h"
+
+#define CHUNK 65536
+
+struct opts {
+	int all;
+	enum pd_filter_type type;
+	struct pd_filter_params p;   /* type filled per filter */
+	enum stream_kind stream;
+	uint64_t n;
+	double distinct;
+	double alpha;
+	uint64_t universe;
+	uint64_t stream_seed;
+	const char *keys_path;
+	const char *verdicts_path;
+	enum pd_window_mode truth_mode;
+	int json;
+	int plan_only;
+	int progress;
+};
+
+struct run {
+	struct pd_filter *f;
+	struct pd_filter *truth;   /* exact oracle with the filter's window, or NULL: shared */
+	struct pd_plan plan;
+	uint64_t fp, fn, distinct, dups;
+	double seconds;
+	FILE *verdicts;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: pktdedup-eval [options]\n"
+		"Run duplicate filters on a key stream and score them against the exact oracle.\n"
+		"\n"
+		"Filter:\n"
+		"  --filter NAME      sbf rsbf bsbf bsbfsd rlbsbf qht qhtd qqhtd bloom lru\n"
+		"                     fpbuffering timerbf exact, or all (default: all)\n"
+		"  --memory SIZE      state budget per filter, bytes with K/M/G suffix (1024-based)\n"
+		"                     (default: 8M)\n"
+		"  --fpr TARGET       planner target false-positive rate (default: %g)\n"
+		"  --seed N           hash key and PRNG seed of the filters (default: 1)\n"
+		"  --k N              sbf K; bloom/timerbf hashes; rsbf/bsbf/bsbfsd/rlbsbf arrays\n"
+		"  --max N            sbf Max (cell maximum; default 1)\n"
+		"  --p N              sbf P cells decremented per key (default: eq. 17)\n"
+		"  --pstar X          rsbf threshold p* (default 0.03)\n"
+		"  --b N, --f N       qht/qhtd/qqhtd buckets per row, fingerprint bits\n"
+		"  --q X              fpbuffering probability of reporting a miss DUPLICATE\n"
+		"  --expected-n N     bloom/timerbf: expected distinct keys (sizes k)\n"
+		"  --window N         timerbf/exact window in keys (default timerbf: capacity)\n"
+		"  --equal-timers N   timerbf equal-timers heuristic k' (default off)\n"
+		"  --window-mode M    seen or delivered: the truth for windowed filters, and the\n"
+		"                     semantics of a windowed exact (default: seen)\n"
+		"  --plan             print the planner's parameters and predicted FPR, then exit\n"
+		"\n"
+		"Stream:\n"
+		"  --stream KIND      uniform or zipf (default: uniform)\n"
+		"  --n N              keys in the stream (default: 10000000; 1e7 accepted)\n"
+		"  --distinct D       uniform: fraction of distinct keys, 0 < D <= 1 (default 0.15)\n"
+		"  --alpha A          zipf exponent (default: 1.0)\n"
+		"  --universe U       zipf ranks (default: 1000000)\n"
+		"  --stream-seed N    seed of the stream generator (default: 42)\n"
+		"  --keys FILE        read keys from FILE: raw little-endian uint64, 8 bytes each\n"
+		"\n"
+		"Output:\n"
+		"  --verdicts FILE    write one byte per key, 1 = DUPLICATE, 0 = DISTINCT\n"
+		"                     (one filter only)\n"
+		"  --json             JSON: one object, or an array with --filter all\n"
+		"  --help             this text\n",
+		PD_DEFAULT_TARGET_FPR);
+}
+
+static int bad(const char *opt, const char *val, const char *why)
+{
+	fprintf(stderr, "pktdedup-eval: %s %s: %s\n", opt, val, why);
+	return -1;
+}
+
+/* Bytes with an optional K/M/G suffix (powers of 1024). */
+static int parse_size(const char *opt, const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	errno = 0;
+	if (*s == '-' || *s == '\0')
+		return bad(opt, s, "expected a size such as 8M");
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s)
+		return bad(opt, s, "expected a size such as 8M");
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	else if (*end != '\0')
+		return bad(opt, s, "unknown unit (use K, M or G)");
+	if (shift != 0 && end[1] != '\0' && !(end[1] == 'B' && end[2] == '\0') &&
+	    !(end[1] == 'i' && end[2] == 'B' && end[3] == '\0'))
+		return bad(opt, s, "unknown unit (use K, M or G)");
+	if (shift != 0 && v > (~0ULL >> shift))
+		return bad(opt, s, "too large");
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/* A non-negative integer, also written as 1e7. */
+static int parse_count(const char *opt, const char *s, uint64_t *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(d >= 0) || d != floor(d) || d > 1e18)
+		return bad(opt, s, "expected a non-negative integer");
+	*out = (uint64_t)d;
+	return 0;
+}
+
+static int parse_u32(const char *opt, const char *s, uint32_t *out)
+{
+	uint64_t v;
+
+	if (parse_count(opt, s, &v) != 0)
+		return -1;
+	if (v > UINT32_MAX)
+		return bad(opt, s, "too large");
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_real(const char *opt, const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(d >= lo && d <= hi)) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "expected a number in [%g, %g]", lo, hi);
+		return bad(opt, s, why);
+	}
+	*out = d;
+	return 0;
+}
+
+enum {
+	O_FILTER = 256, O_MEMORY, O_FPR, O_SEED, O_K, O_MAX, O_P, O_PSTAR, O_B, O_F, O_Q,
+	O_EXPN, O_WINDOW, O_EQT, O_WMODE, O_PLAN, O_STREAM, O_N, O_DISTINCT, O_ALPHA,
+	O_UNIVERSE, O_SSEED, O_KEYS, O_VERDICTS, O_JSON, O_HELP,
+};
+
+static const struct option longopts[] = {
+	{"filter", required_argument, NULL, O_FILTER},
+	{"memory", required_argument, NULL, O_MEMORY},
+	{"fpr", required_argument, NULL, O_FPR},
+	{"seed", required_argument, NULL, O_SEED},
+	{"k", required_argument, NULL, O_K},
+	{"max", required_argument, NULL, O_MAX},
+	{"p", required_argument, NULL, O_P},
+	{"pstar", required_argument, NULL, O_PSTAR},
+	{"b", required_argument, NULL, O_B},
+	{"f", required_argument, NULL, O_F},
+	{"q", required_argument, NULL, O_Q},
+	{"expected-n", required_argument, NULL, O_EXPN},
+	{"window", required_argument, NULL, O_WINDOW},
+	{"equal-timers", required_argument, NULL, O_EQT},
+	{"window-mode", required_argument, NULL, O_WMODE},
+	{"plan", no_argument, NULL, O_PLAN},
+	{"stream", required_argument, NULL, O_STREAM},
+	{"n", required_argument, NULL, O_N},
+	{"distinct", required_argument, NULL, O_DISTINCT},
+	{"alpha", required_argument, NULL, O_ALPHA},
+	{"universe", required_argument, NULL, O_UNIVERSE},
+	{"stream-seed", required_argument, NULL, O_SSEED},
+	{"keys", required_argument, NULL, O_KEYS},
+	{"verdicts", required_argument, NULL, O_VERDICTS},
+	{"json", no_argument, NULL, O_JSON},
+	{"help", no_argument, NULL, O_HELP},
+	{NULL, 0, NULL, 0},
+};
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	int c, stream_set = 0, zipf_opt = 0, uniform_opt = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->all = 1;
+	o->p.memory_bytes = 8u << 20;
+	o->p.seed = 1;
+	o->stream = STREAM_UNIFORM;
+	o->n = 10000000;
+	o->distinct = 0.15;
+	o->alpha = 1.0;
+	o->universe = 1000000;
+	o->stream_seed = 42;
+	o->truth_mode = PD_WINDOW_SEEN;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		const char *a = optarg;
+		const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+		int r = 0;
+
+		switch (c) {
+		case O_FILTER:
+			if (strcmp(a, "all") == 0) {
+				o->all = 1;
+			} else if (pd_filter_type_parse(a, &o->type) == 0) {
+				o->all = 0;
+			} else {
+				return bad("--filter", a,
+					   "unknown filter (sbf rsbf bsbf bsbfsd rlbsbf qht qhtd "
+					   "qqhtd bloom lru fpbuffering timerbf exact all)");
+			}
+			break;
+		case O_MEMORY:
+			r = parse_size("--memory", a, &o->p.memory_bytes);
+			break;
+		case O_FPR:
+			r = parse_real("--fpr", a, 1e-300, 0.999999, &o->p.target_fpr);
+			break;
+		case O_SEED:
+			r = parse_count("--seed", a, &o->p.seed);
+			break;
+		case O_K:
+			r = parse_u32("--k", a, &o->p.k);
+			break;
+		case O_MAX:
+			r = parse_u32("--max", a, &o->p.sbf_max);
+			break;
+		case O_P:
+			r = parse_u32("--p", a, &o->p.sbf_p);
+			break;
+		case O_PSTAR:
+			r = parse_real("--pstar", a, 1e-12, 1.0, &o->p.rsbf_pstar);
+			break;
+		case O_B:
+			r = parse_u32("--b", a, &o->p.qht_b);
+			break;
+		case O_F:
+			r = parse_u32("--f", a, &o->p.qht_f);
+			break;
+		case O_Q:
+			r = parse_real("--q", a, 0.0, 1.0, &o->p.fpbuf_q);
+			break;
+		case O_EXPN:
+			r = parse_count("--expected-n", a, &o->p.expected_n);
+			break;
+		case O_WINDOW:
+			r = parse_count("--window", a, &o->p.window);
+			if (r == 0 && o->p.window == 0)
+				r = bad("--window", a, "must be at least 1");
+			break;
+		case O_EQT:
+			r = parse_u32("--equal-timers", a, &o->p.equal_timers);
+			break;
+		case O_WMODE:
+			if (strcmp(a, "seen") == 0)
+				o->truth_mode = PD_WINDOW_SEEN;
+			else if (strcmp(a, "delivered") == 0)
+				o->truth_mode = PD_WINDOW_DELIVERED;
+			else
+				r = bad("--window-mode", a, "expected seen or delivered");
+			break;
+		case O_PLAN:
+			o->plan_only = 1;
+			break;
+		case O_STREAM:
+			stream_set = 1;
+			if (strcmp(a, "uniform") == 0)
+				o->stream = STREAM_UNIFORM;
+			else if (strcmp(a, "zipf") == 0)
+				o->stream = STREAM_ZIPF;
+			else
+				r = bad("--stream", a, "expected uniform or zipf");
+			break;
+		case O_N:
+			r = parse_count("--n", a, &o->n);
+			break;
+		case O_DISTINCT:
+			uniform_opt = 1;
+			r = parse_real("--distinct", a, 1e-9, 1.0, &o->distinct);
+			break;
+		case O_ALPHA:
+			zipf_opt = 1;
+			r = parse_real("--alpha", a, 1e-6, 100.0, &o->alpha);
+			break;
+		case O_UNIVERSE:
+			zipf_opt = 1;
+			r = parse_count("--universe", a, &o->universe);
+			if (r == 0 && o->universe == 0)
+				r = bad("--universe", a, "must be at least 1");
+			break;
+		case O_SSEED:
+			r = parse_count("--stream-seed", a, &o->stream_seed);
+			break;
+		case O_KEYS:
+			o->keys_path = a;
+			break;
+		case O_VERDICTS:
+			o->verdicts_path = a;
+			break;
+		case O_JSON:
+			o->json = 1;
+			break;
+		case 'h':
+		case O_HELP:
+			usage(stdout);
+			exit(0);
+		case ':':
+			fprintf(stderr, "pktdedup-eval: %s needs a value\n", name);
+			return -1;
+		default:
+			fprintf(stderr, "pktdedup-eval: unknown option %s (see --help)\n", name);
+			return -1;
+		}
+		if (r != 0)
+			return -1;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pktdedup-eval: unexpected argument %s (see --help)\n",
+			argv[optind]);
+		return -1;
+	}
+	if (o->keys_path != NULL && stream_set) {
+		fprintf(stderr, "pktdedup-eval: --keys and --stream are exclusive\n");
+		return -1;
+	}
+	if (o->keys_path != NULL)
+		o->stream = STREAM_FILE;
+	if (o->stream == STREAM_UNIFORM && zipf_opt) {
+		fprintf(stderr, "pktdedup-eval: --alpha/--universe need --stream zipf\n");
+		return -1;
+	}
+	if (o->stream != STREAM_UNIFORM && uniform_opt) {
+		fprintf(stderr, "pktdedup-eval: --distinct needs --stream uniform\n");
+		return -1;
+	}
+	if (o->verdicts_path != NULL && o->all) {
+		fprintf(stderr, "pktdedup-eval: --verdicts needs a single --filter\n");
+		return -1;
+	}
+	if (o->n == 0 && o->stream != STREAM_FILE) {
+		fprintf(stderr, "pktdedup-eval: --n must be at least 1\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Filter-specific parameters make no sense for `all` unless they fit every filter. */
+static struct pd_filter_params params_for(const struct opts *o, enum pd_filter_type t)
+{
+	struct pd_filter_params p = o->p;
+
+	p.type = t;
+	if (o->all) {
+		/* one set of options for 13 filters: keep only what all of them share */
+		p.k = 0;
+		p.sbf_max = p.sbf_p = p.qht_b = p.qht_f = p.equal_timers = 0;
+		if (t != PD_FILTER_TIMERBF)
+			p.window = 0;
+	}
+	if (t == PD_FILTER_EXACT)
+		p.window_mode = o->truth_mode;
+	return p;
+}
+
+static void describe(const struct pd_filter_params *p, char *buf, size_t len)
+{
+	switch (p->type) {
+	case PD_FILTER_SBF:
+		snprintf(buf, len, "Max=%u K=%u P=%u", p->sbf_max, p->k, p->sbf_p);
+		break;
+	case PD_FILTER_RSBF:
+		snprintf(buf, len, "k=%u p*=%g", p->k, p->rsbf_pstar);
+		break;
+	case PD_FILTER_BSBF:
+	case PD_FILTER_BSBFSD:
+	case PD_FILTER_RLBSBF:
+	case PD_FILTER_BLOOM:
+		snprintf(buf, len, "k=%u", p->k);
+		break;
+	case PD_FILTER_QHT:
+	case PD_FILTER_QHTD:
+	case PD_FILTER_QQHTD:
+		snprintf(buf, len, "b=%u f=%u", p->qht_b, p->qht_f);
+		break;
+	case PD_FILTER_FPBUFFERING:
+		snprintf(buf, len, "q=%g", p->fpbuf_q);
+		break;
+	case PD_FILTER_TIMERBF:
+		snprintf(buf, len, "k=%u W=%llu k'=%u", p->k, (unsigned long long)p->window,
+			 p->equal_timers);
+		break;
+	case PD_FILTER_EXACT:
+		if (p->window)
+			snprintf(buf, len, "W=%llu %s", (unsigned long long)p->window,
+				 p->window_mode == PD_WINDOW_SEEN ? "seen" : "delivered");
+		else
+			snprintf(buf, len, "-");
+		break;
+	default:
+		snprintf(buf, len, "-");
+		break;
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void print_json(const struct run *r, uint64_t n, int last)
+{
+	const struct pd_filter_params *p = pd_filter_params(r->f);
+	struct pd_filter_stats st;
+	char desc[128];
+
+	pd_filter_stats(r->f, &st);
+	describe(p, desc, sizeof(desc));
+	printf("{\"filter\": \"%s\", \"params\": \"%s\", \"memory_bytes\": %llu, "
+	       "\"footprint_bytes\": %llu, \"n\": %llu, \"distinct\": %llu, \"duplicates\": %llu, "
+	       "\"fp\": %llu, \"fn\": %llu, \"fpr\": %.9g, \"fnr\": %.9g, \"error_rate\": %.9g, "
+	       "\"keys_per_sec\": %.6g, \"ns_per_key\": %.4g, \"predicted_fpr\": %.6g, "
+	       "\"state\": %.6g, \"state_name\": \"%s\"}%s\n",
+	       pd_filter_type_name(p->type), desc, (unsigned long long)(st.memory_bits / 8),
+	       (unsigned long long)st.footprint_bytes, (unsigned long long)n,
+	       (unsigned long long)r->distinct, (unsigned long long)r->dups,
+	       (unsigned long long)r->fp, (unsigned long long)r->fn,
+	       r->distinct ? (double)r->fp / r->distinct : 0.0,
+	       r->dups ? (double)r->fn / r->dups : 0.0,
+	       n ? (double)(r->fp + r->fn) / n : 0.0, r->seconds > 0 ? n / r->seconds : 0.0,
+	       n ? r->seconds * 1e9 / n : 0.0, r->plan.predicted_fpr, st.state, st.state_name,
+	       last ? "" : ",");
+}
+
+static void print_row(const struct run *r, uint64_t n)
+{
+	const struct pd_filter_params *p = pd_filter_params(r->f);
+	struct pd_filter_stats st;
+	char desc[128];
+
+	pd_filter_stats(r->f, &st);
+	describe(p, desc, sizeof(desc));
+	printf("%-11s %-18s %10llu %10llu %10llu %9.3e %9.3e %9.3e %9.3e %7.2f %6.1f %6.3f\n",
+	       pd_filter_type_name(p->type), desc, (unsigned long long)(st.memory_bits / 8),
+	       (unsigned long long)r->fp, (unsigned long long)r->fn,
+	       r->distinct ? (double)r->fp / r->distinct : 0.0,
+	       r->dups ? (double)r->fn / r->dups : 0.0, n ? (double)(r->fp + r->fn) / n : 0.0,
+	       r->plan.predicted_fpr, r->seconds > 0 ? n / r->seconds / 1e6 : 0.0,
+	       n ? r->seconds * 1e9 / n : 0.0, st.state);
+}
+
+static int plan_only(const struct opts *o)
+{
+	int first = 1, rc = 0;
+
+	if (o->json)
+		printf("[\n");
+	else
+		printf("%-11s %-22s %12s %14s  %s\n", "filter", "parameters", "memory", "pred. FPR",
+		       "basis");
+	for (unsigned t = 0; t < PD_FILTER_COUNT; t++) {
+		struct pd_filter_params p;
+		struct pd_plan plan;
+		struct pd_error err = {0};
+		char desc[128];
+
+		if (!o->all && t != o->type)
+			continue;
+		p = params_for(o, (enum pd_filter_type)t);
+		if (pd_plan(&p, &plan, &err) != 0) {
+			fprintf(stderr, "pktdedup-eval: %s: %s\n", pd_filter_type_name(p.type), err.msg);
+			rc = 2;
+			continue;
+		}
+		describe(&plan.params, desc, sizeof(desc));
+		if (o->json)
+			printf("%s{\"filter\": \"%s\", \"params\": \"%s\", \"memory_bytes\": %llu, "
+			       "\"predicted_fpr\": %.6g, \"basis\": \"%s\", \"capacity\": %llu}",
+			       first ? "" : ",\n", pd_filter_type_name(p.type), desc,
+			       (unsigned long long)plan.params.memory_bytes, plan.predicted_fpr,
+			       plan.basis, (unsigned long long)plan.capacity);
+		else
+			printf("%-11s %-22s %12llu %14.6g  %s\n", pd_filter_type_name(p.type), desc,
+			       (unsigned long long)plan.params.memory_bytes, plan.predicted_fpr,
+			       plan.basis);
+		first = 0;
+	}
+	if (o->json)
+		printf("\n]\n");
+	return rc;
+}
+
+static int open_stream(const struct opts *o, struct stream *s)
+{
+	char msg[512];
+
+	switch (o->stream) {
+	case STREAM_UNIFORM:
+		return stream_open_uniform(s, o->n, o->distinct, o->stream_seed);
+	case STREAM_ZIPF:
+		if (stream_open_zipf(s, o->n, o->alpha, o->universe, o->stream_seed, msg,
+				     sizeof(msg)) == 0)
+			return 0;
+		break;
+	case STREAM_FILE:
+		if (stream_open_file(s, o->keys_path, msg, sizeof(msg)) == 0)
+			return 0;
+		break;
+	}
+	fprintf(stderr, "pktdedup-eval: %s\n", msg);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct run runs[PD_FILTER_COUNT];
+	unsigned nruns = 0;
+	struct pd_filter *truth = NULL;
+	struct pd_filter_params tp = {0};
+	struct pd_error err = {0};
+	struct stream s;
+	uint64_t *keys = NULL;
+	uint8_t *truth_v = NULL, *wtruth_v = NULL, *v = NULL;
+	uint64_t done = 0, distinct = 0;
+	double last_progress = 0.0;
+	int rc = 0;
+
+	if (parse_args(argc, argv, &o) != 0)
+		return 2;
+	if (o.plan_only)
+		return plan_only(&o);
+	if (open_stream(&o, &s) != 0)
+		return 2;
+
+	memset(runs, 0, sizeof(runs));
+	for (unsigned t = 0; t < PD_FILTER_COUNT; t++) {
+		struct pd_filter_params p;
+		struct run *r;
+
+		if (!o.all && t != o.type)
+			continue;
+		r = &runs[nruns];
+		p = params_for(&o, (enum pd_filter_type)t);
+		if (pd_plan(&p, &r->plan, &err) != 0 ||
+		    (r->f = pd_filter_create(&p, &err)) == NULL) {
+			fprintf(stderr, "pktdedup-eval: %s: %s\n", pd_filter_type_name(p.type),
+				err.msg);
+			rc = 2;
+			goto out;
+		}
+		/* A windowed filter is scored against a windowed oracle. */
+		if (pd_filter_params(r->f)->window != 0) {
+			struct pd_filter_params wp = {.type = PD_FILTER_EXACT, .seed = o.p.seed};
+
+			wp.window = pd_filter_params(r->f)->window;
+			wp.window_mode = o.truth_mode;
+			r->truth = pd_filter_create(&wp, &err);
+			if (r->truth == NULL) {
+				fprintf(stderr, "pktdedup-eval: oracle: %s\n", err.msg);
+				rc = 2;
+				goto out;
+			}
+		}
+		nruns++;
+	}
+	if (o.verdicts_path != NULL) {
+		runs[0].verdicts = fopen(o.verdicts_path, "wb");
+		if (runs[0].verdicts == NULL) {
+			fprintf(stderr, "pktdedup-eval: --verdicts %s: %s\n", o.verdicts_path,
+				strerror(errno));
+			rc = 2;
+			goto out;
+		}
+	}
+	tp.type = PD_FILTER_EXACT;
+	tp.seed = o.p.seed;
+	truth = pd_filter_create(&tp, &err);
+	keys = malloc(CHUNK * sizeof(*keys));
+	truth_v = malloc(CHUNK);
+	wtruth_v = malloc(CHUNK);
+	v = malloc(CHUNK);
+	if (truth == NULL || keys == NULL || truth_v == NULL || wtruth_v == NULL || v == NULL) {
+		fprintf(stderr, "pktdedup-eval: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+
+	o.progress = isatty(2);
+	for (;;) {
+		long c = stream_next(&s, keys, CHUNK);
+
+		if (c < 0) {
+			fprintf(stderr, "pktdedup-eval: --keys %s: read error after %llu keys\n",
+				o.keys_path, (unsigned long long)done);
+			rc = 1;
+			goto out;
+		}
+		if (c == 0)
+			break;
+		pd_filter_burst_u64(truth, keys, NULL, truth_v, (size_t)c);
+		for (long j = 0; j < c; j++)
+			distinct += truth_v[j] == 0;
+		for (unsigned i = 0; i < nruns; i++) {
+			struct run *r = &runs[i];
+			const uint8_t *tv = truth_v;
+			double t0;
+
+			if (r->truth != NULL) { /* windowed oracle for this filter */
+				pd_filter_burst_u64(r->truth, keys, NULL, wtruth_v, (size_t)c);
+				tv = wtruth_v;
+			}
+			t0 = now_s();
+			pd_filter_burst_u64(r->f, keys, NULL, v, (size_t)c);
+			r->seconds += now_s() - t0;
+			for (long j = 0; j < c; j++) {
+				r->distinct += tv[j] == 0;
+				r->fp += tv[j] == 0 && v[j] != 0;
+				r->fn += tv[j] != 0 && v[j] == 0;
+			}
+			if (r->verdicts != NULL && fwrite(v, 1, (size_t)c, r->verdicts) != (size_t)c) {
+				fprintf(stderr, "pktdedup-eval: --verdicts %s: write error\n",
+					o.verdicts_path);
+				rc = 1;
+				goto out;
+			}
+		}
+		done += (uint64_t)c;
+		if (o.progress && now_s() - last_progress > 0.5) {
+			last_progress = now_s();
+			fprintf(stderr, "\rpktdedup-eval: %llu / %llu keys (%.0f%%)",
+				(unsigned long long)done, (unsigned long long)s.n,
+				100.0 * done / (s.n ? s.n : 1));
+		}
+	}
+	if (o.progress)
+		fprintf(stderr, "\r%60s\r", "");
+	for (unsigned i = 0; i < nruns; i++)
+		runs[i].dups = done - runs[i].distinct;
+
+	if (o.json) {
+		if (o.all)
+			printf("[\n");
+		for (unsigned i = 0; i < nruns; i++)
+			print_json(&runs[i], done, i + 1 == nruns);
+		if (o.all)
+			printf("]\n");
+	} else {
+		printf("stream: %s, n = %llu keys, distinct (exact) = %llu; memory budget %llu bytes"
+		       " per filter; filter seed %llu\n",
+		       o.stream == STREAM_UNIFORM ? "uniform" :
+		       o.stream == STREAM_ZIPF    ? "zipf" :
+						    o.keys_path,
+		       (unsigned long long)done,
+		       (unsigned long long)distinct,
+		       (unsigned long long)o.p.memory_bytes, (unsigned long long)o.p.seed);
+		printf("%-11s %-18s %10s %10s %10s %9s %9s %9s %9s %7s %6s %6s\n", "filter",
+		       "parameters", "M (bytes)", "FP", "FN", "FPR", "FNR", "error", "pred.FPR",
+		       "Mkeys/s", "ns/key", "state");
+		for (unsigned i = 0; i < nruns; i++)
+			print_row(&runs[i], done);
+	}
+out:
+	for (unsigned i = 0; i < nruns; i++) {
+		pd_filter_destroy(runs[i].f);
+		pd_filter_destroy(runs[i].truth);
+		if (runs[i].verdicts != NULL && fclose(runs[i].verdicts) != 0 && rc == 0) {
+			fprintf(stderr, "pktdedup-eval: --verdicts: %s\n", strerror(errno));
+			rc = 1;
+		}
+	}
+	pd_filter_destroy(truth);
+	stream_close(&s);
+	free(keys);
+	free(truth_v);
+	free(wtruth_v);
+	free(v);
+	return rc;
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * pktdedup approximate duplicate-detection filters.
+ *
+ * Every filter answers, for each key of a stream, DUPLICATE or DISTINCT and then
+ * updates its bounded state (specification: ALGORITHMS.md; papers in seeds/).
+ *
+ * | name        | paper       | state                          | errors         | cache lines/key |
+ * |-------------|-------------|--------------------------------|----------------|-----------------|
+ * | sbf         | 001 §3      | m cells of d bits (Max=2^d-1)  | FP and FN      | K + 1           |
+ * | rsbf        | 000 Alg. 1  | k bit arrays, reservoir sample | FP and FN      | 2k              |
+ * | bsbf        | 000 Alg. 2  | k bit arrays, biased sampling  | FP and FN      | 2k              |
+ * | bsbfsd      | 000 Alg. 3  | as bsbf, one deletion          | FP and FN      | k + 1           |
+ * | rlbsbf      | 000 Alg. 4  | as bsbf, load-based deletion   | FP and FN      | 2k              |
+ * | qht         | 004 Alg. 1  | n rows x b buckets x f bits    | FP and FN      | 1               |
+ * | qhtd        | 004 §5      | qht, duplicates inserted too   | FP and FN      | 1               |
+ * | qqhtd       | 004 Alg. 2  | qhtd, rows are FIFO queues     | FP and FN      | 1               |
+ * | bloom       | 001 §2.3    | m bits, k hashes               | FP only        | k               |
+ * | lru         | 001 §2.2    | last B distinct keys (LRU)     | FN only        | ~3              |
+ * | fpbuffering | 001 §5.2    | lru + DUPLICATE w.p. q on miss | FP and FN      | ~3              |
+ * | timerbf     | 002 §4      | m 32-bit timers, k hashes      | FP and FN (W)  | k               |
+ * | exact       | oracle      | hash set of every key          | none (*)       | ~1              |
+ *
+ * (*) `exact` stores 64-bit keyed hashes. For 8-byte keys (pd_filter_burst_u64) the
+ * keyed XXH3 hash is a bijection of the key, so `exact` is exact; for longer keys two
+ * different keys collide with probability 2^-64 per pair.
+ *
+ * Keys and hashing. A key is hashed once with keyed XXH3-64 (seed = the filter's seed):
+ * pd_filter_hash(). Filters work on that 64-bit hash: the second hash of double hashing
+ * (g_i = h1 + i*h2) is derived from the first by a bijective mixer. Three burst entry
+ * points take key bytes, 8-byte integer keys, or hashes already made with
+ * pd_filter_hash() (so an application can hash once for dispatch and for the filter).
+ *
+ * Time. Each key may carry a timestamp in nanoseconds (only timerbf and a windowed exact
+ * use it). When the timestamp array is NULL the filter's own clock advances by one unit
+ * per key, so a window then counts keys.
+ *
+ * Bursts. A burst call gives exactly the verdicts of processing its keys one by one in
+ * order; internally keys go in chunks of PD_BURST_MAX: hash and prefetch all, then probe.
+ *
+ * Randomness. Every random choice (SBF decrements, reservoir coins, evictions) comes from
+ * a per-instance xoshiro256** generator seeded from the seed: same seed, same verdicts.
+ *
+ * Errors. Functions that can fail take a struct pd_error and fill it with a code and a
+ * message naming the parameter. The library never prints, aborts or exits.
+ */
+#ifndef PKTDEDUP_PD_FILTER_H
+#define PKTDEDUP_PD_FILTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Keys handled per internal chunk of a burst call (hash + prefetch, then probe). */
+#define PD_BURST_MAX 64
+
+/** Largest K (probes) or k (arrays) any filter accepts. */
+#define PD_MAX_HASHES 16
+
+/** A verdict, one byte per key. */
+enum pd_verdict {
+	PD_DISTINCT = 0,  /**< the filter has not seen the key (or not within the window) */
+	PD_DUPLICATE = 1, /**< the filter believes it has seen the key */
+};
+
+/** Filter types. Keep in the order of pd_filter_type_name(). */
+enum pd_filter_type {
+	PD_FILTER_SBF = 0,
+	PD_FILTER_RSBF,
+	PD_FILTER_BSBF,
+	PD_FILTER_BSBFSD,
+	PD_FILTER_RLBSBF,
+	PD_FILTER_QHT,
+	PD_FILTER_QHTD,
+	PD_FILTER_QQHTD,
+	PD_FILTER_BLOOM,
+	PD_FILTER_LRU,
+	PD_FILTER_FPBUFFERING,
+	PD_FILTER_TIMERBF,
+	PD_FILTER_EXACT,
+	PD_FILTER_COUNT
+};
+
+/** Window semantics of the windowed exact filter (timerbf is always `delivered`). */
+enum pd_window_mode {
+	PD_WINDOW_SEEN = 0,  /**< every copy refreshes the key's time (editcap -w, QQHTD) */
+	PD_WINDOW_DELIVERED, /**< only copies reported DISTINCT refresh it (seed 002 §4) */
+};
+
+/** Error codes (negative errno style values are not used: these are stable). */
+enum pd_error_code {
+	PD_OK = 0,
+	PD_EINVAL = 1, /**< a parameter is out of range or inconsistent */
+	PD_ENOMEM = 2, /**< the allocation failed */
+	PD_ENOTSUP = 3, /**< the combination is not supported by this filter */
+};
+
+/** An error: a code and a message that names the parameter at fault. */
+struct pd_error {
+	int code;
+	char msg[256];
+};
+
+/**
+ * Parameters of a filter. Zero in any tunable field means "let the planner choose"
+ * (pd_plan()), from memory_bytes and target_fpr. Fields a filter does not use are ignored.
+ */
+struct pd_filter_params {
+	enum pd_filter_type type;
+	/** State budget in bytes (ignored by `exact`, which grows as needed). */
+	uint64_t memory_bytes;
+	/** Hash key and PRNG seed. */
+	uint64_t seed;
+	/** Target false-positive rate for the planner; 0 means PD_DEFAULT_TARGET_FPR. */
+	double target_fpr;
+	/** Expected number of distinct keys (bloom, timerbf: sizes k); 0 if unknown. */
+	uint64_t expected_n;
+
+	/** sbf: K cells probed; bloom/timerbf: k hashes; rsbf/bsbf/bsbfsd/rlbsbf: k arrays. */
+	uint32_t k;
+	/** sbf: Max cell value, 1..255 (cells use d = ceil(log2(Max+1)) bits). */
+	uint32_t sbf_max;
+	/** sbf: P cells decremented per key (eq. 17 when 0). */
+	uint32_t sbf_p;
+	/** rsbf: threshold p* on the insert probability s/i (paper default 0.03). */
+	double rsbf_pstar;
+	/** qht/qhtd/qqhtd: buckets per row b (1..64) and fingerprint bits f (1..32), b*f <= 512. */
+	uint32_t qht_b;
+	uint32_t qht_f;
+	/** fpbuffering: probability q of reporting a miss as DUPLICATE (target_fpr when 0). */
+	double fpbuf_q;
+	/** timerbf and windowed exact: window W in time units (ns, or keys without timestamps). */
+	uint64_t window;
+	/** timerbf: equal-timers heuristic k' (0 = off; else 1..k). */
+	uint32_t equal_timers;
+	/** exact: window semantics when window != 0. */
+	enum pd_window_mode window_mode;
+};
+
+/** Planner default when target_fpr is 0. */
+#define PD_DEFAULT_TARGET_FPR 0.01
+
+/** Counters and the state figure the papers plot. */
+struct pd_filter_stats {
+	uint64_t keys;       /**< keys processed since create or reset */
+	uint64_t duplicates; /**< keys reported DUPLICATE */
+	/**
+	 * The papers' state figure, in [0, 1]: fraction of 0 cells (sbf), of 1 bits
+	 * (rsbf, bsbf, bsbfsd, rlbsbf, bloom), of empty buckets (qht family), of live
+	 * timers (timerbf), of buffer slots used (lru, fpbuffering); exact: 0.
+	 */
+	double state;
+	const char *state_name; /**< what `state` measures, e.g. "fraction of 0 cells" */
+	uint64_t memory_bits;   /**< the papers' M: state bits as the paper counts them */
+	uint64_t footprint_bytes; /**< bytes actually allocated for the state */
+};
+
+struct pd_filter;
+
+/** Name of a filter type ("sbf", ...), or NULL when out of range. */
+const char *pd_filter_type_name(enum pd_filter_type type);
+
+/** Parse a filter name. Returns 0 and sets *type, or -1 for an unknown name. */
+int pd_filter_type_parse(const char *name, enum pd_filter_type *type);
+
+/**
+ * Fill the zero fields of *in with the papers' rules (see pd_plan.h) and validate.
+ * @return 0, or -1 with *err filled.
+ */
+int pd_filter_params_resolve(const struct pd_filter_params *in, struct pd_filter_params *out,
+			     struct pd_error *err);
+
+/**
+ * Create a filter. Zero fields are chosen by the planner; invalid values give NULL and
+ * an error naming the field.
+ */
+struct pd_filter *pd_filter_create(const struct pd_filter_params *params, struct pd_error *err);
+
+/** Free a filter (NULL is accepted). */
+void pd_filter_destroy(struct pd_filter *f);
+
+/** Clear all state and counters; the PRNG restarts from the seed (as if new). */
+void pd_filter_reset(struct pd_filter *f);
+
+/** The resolved parameters (all planner choices filled in). */
+const struct pd_filter_params *pd_filter_params(const struct pd_filter *f);
+
+/** Counters, state figure and memory. */
+void pd_filter_stats(const struct pd_filter *f, struct pd_filter_stats *st);
+
+/** Keyed XXH3-64 hash of a key with this filter's seed. */
+uint64_t pd_filter_hash(const struct pd_filter *f, const void *key, size_t len);
+
+/**
+ * Process n keys given as hashes from pd_filter_hash().
+ * @param ts        per-key timestamps in ns, or NULL (clock advances one unit per key)
+ * @param verdicts  n bytes written, each PD_DISTINCT or PD_DUPLICATE
+ */
+void pd_filter_burst_hashed(struct pd_filter *f, const uint64_t *hashes, const uint64_t *ts,
+			    uint8_t *verdicts, size_t n);
+
+/** Process n 8-byte keys (hashed as their 8 little-endian bytes). */
+void pd_filter_burst_u64(struct pd_filter *f, const uint64_t *keys, const uint64_t *ts,
+			 uint8_t *verdicts, size_t n);
+
+/** Process n keys given as byte strings keys[i] of lens[i] bytes. */
+void pd_filter_burst(struct pd_filter *f, const void *const *keys, const uint32_t *lens,
+		     const uint64_t *ts, uint8_t *verdicts, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PKTDEDUP_PD_FILTER_H */

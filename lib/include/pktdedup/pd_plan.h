@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The planner: from a memory budget and a target false-positive rate, the parameters of
+ * each filter by the papers' rules, and the FPR those rules predict.
+ *
+ * | filter            | rule                                                             | predicted FPR                       |
+ * |-------------------|------------------------------------------------------------------|-------------------------------------|
+ * | sbf               | Max = 1 (001 §4.1, no gap knowledge); K minimising eq. 16 with    | FPS, eq. 8 (stable point, uniform   |
+ * |                   | P from eq. 17 for each K in 1..10; P = ceil(eq. 17): FPS <= target| stream: Corollary 4)                |
+ * | rsbf              | k = round(mean(1, ln FPR_t / ln(1 - 1/e))) (000 eq. 6.1); p*=0.03 | (1 - 1/e)^k (load at i = s)         |
+ * | bsbf              | k = 2 (000 §6)                                                   | (1/2)^k, saturated load 1/2         |
+ * | bsbfsd            | k = 2                                                            | (k/(k+1))^k, saturated load k/(k+1) |
+ * | rlbsbf            | k = 2                                                            | x^k, x^2 = 1 - x (x = 0.618)        |
+ * | qht               | b, f with b/(2^f-1) <= target, most buckets per bit of state      | b/(2^f-1) (004 §4.3)                |
+ * | qhtd, qqhtd       | as qht with 1-(1-1/(2^f-1))^b <= target                           | 1-(1-1/(2^f-1))^b (004 §5)          |
+ * | bloom, timerbf    | k = round(m/n ln 2) for n = expected_n, else k = ceil(log2 1/p)   | (1-e^(-kn/m))^k at n (or capacity)  |
+ * | lru               | B = M / 64 bits                                                   | 0                                   |
+ * | fpbuffering       | q = target                                                        | q                                   |
+ * | exact             | -                                                                 | 0                                   |
+ *
+ * The bit-array filters' saturated loads come from balancing the expected sets and
+ * resets per inserted key (see docs/filters.md); they hold for an unbounded stream of
+ * distinct keys, and a shorter stream sees a lower FPR.
+ */
+#ifndef PKTDEDUP_PD_PLAN_H
+#define PKTDEDUP_PD_PLAN_H
+
+#include <pktdedup/pd_filter.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A plan: resolved parameters and the FPR the papers predict for them. */
+struct pd_plan {
+	struct pd_filter_params params; /**< every tunable field filled in */
+	double predicted_fpr;           /**< see the table above */
+	const char *basis;              /**< where predicted_fpr comes from, e.g. "eq. 8" */
+	/** bloom/timerbf: keys (in window) at which the FPR reaches the target; else 0. */
+	uint64_t capacity;
+};
+
+/**
+ * Resolve the zero fields of *in (memory_bytes must be set, except for exact), validate
+ * every field, and predict the FPR.
+ * @return 0, or -1 with *err naming the field at fault.
+ */
+int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_error *err);
+
+/** SBF stable-point FP rate, 001 eq. 8: (1 - (1/(1 + 1/(P(1/K - 1/m))))^Max)^K. */
+double pd_sbf_fps(double max, double k, double p, double m);
+
+/** SBF P for a target FPS, 001 eq. 17 (real valued; the planner rounds it). */
+double pd_sbf_p_for_fps(double fps, double max, double k, double m);
+
+/**
+ * SBF average FN rate f(delta, k) of 001 eq. 16 with PR0 from eqs. 9-13, for a cell set
+ * probability kcell per iteration, decrement probability p = P/m, gap delta.
+ */
+double pd_sbf_fnr(unsigned max, unsigned k, double p, double kcell, unsigned delta);
+
+/**
+ * The K in 1..10 minimising the SBF FN rate for (Max, FPS) on m cells, with P from
+ * eq. 17 and the paper's testing values (phi = 0, delta = 200, f/N = 1e-5, 001 §4.1).
+ */
+unsigned pd_sbf_best_k(unsigned max, double fps, double m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PKTDEDUP_PD_PLAN_H */

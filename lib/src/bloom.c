@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Plain Bloom filter (seed 001 §2.3, seed 003; ALGORITHMS.md §8): m bits, k positions by
+ * double hashing over the whole array. DUPLICATE iff all k bits are 1; every key sets its
+ * k bits. No false negatives; on an unbounded stream the FPR climbs to 1. It is SBF with
+ * Max = 1 and P = 0, kept separate so its hot loop has no decrement step.
+ */
+#include <stdlib.h>
+
+#include "filter_private.h"
+
+struct bloom {
+	struct pd_filter base;
+	uint64_t *bits;
+	uint64_t m;
+	unsigned k;
+};
+
+static void bloom_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
+			unsigned n)
+{
+	struct bloom *b = (struct bloom *)f;
+	uint64_t pos[PD_BURST_MAX][PD_MAX_HASHES];
+	const unsigned k = b->k;
+
+	(void)ts;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t h1 = h[i], h2 = pd_hash2(h[i]);
+
+		for (unsigned j = 0; j < k; j++) {
+			pos[i][j] = pd_range(h1 + j * h2, b->m);
+			pd_prefetch_w(&b->bits[pos[i][j] >> 6]);
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		unsigned dup = 1;
+
+		for (unsigned j = 0; j < k; j++) {
+			uint64_t *w = &b->bits[pos[i][j] >> 6];
+			uint64_t m = 1ULL << (pos[i][j] & 63);
+
+			dup &= (*w & m) != 0;
+			*w |= m;
+		}
+		v[i] = (uint8_t)dup;
+	}
+}
+
+static void bloom_reset(struct pd_filter *f)
+{
+	struct bloom *b = (struct bloom *)f;
+
+	for (uint64_t i = 0; i < b->m / 64; i++)
+		b->bits[i] = 0;
+}
+
+static void bloom_destroy(struct pd_filter *f)
+{
+	struct bloom *b = (struct bloom *)f;
+
+	pd_free(b->bits, b->m / 8);
+	free(b);
+}
+
+static double bloom_state(const struct pd_filter *f)
+{
+	const struct bloom *b = (const struct bloom *)f;
+	uint64_t ones = 0;
+
+	for (uint64_t i = 0; i < b->m / 64; i++)
+		ones += (uint64_t)__builtin_popcountll(b->bits[i]);
+	return (double)ones / (double)b->m;
+}
+
+static const struct pd_filter_ops bloom_ops = {
+	.burst = bloom_burst,
+	.reset = bloom_reset,
+	.destroy = bloom_destroy,
+	.state = bloom_state,
+	.state_name = "fraction of 1 bits",
+};
+
+struct pd_filter *pd_bloom_create(const struct pd_filter_params *p, struct pd_error *err)
+{
+	struct bloom *b = calloc(1, sizeof(*b));
+
+	if (b == NULL) {
+		pd_err(err, PD_ENOMEM, "bloom: out of memory");
+		return NULL;
+	}
+	b->base.ops = &bloom_ops;
+	b->k = p->k;
+	b->m = p->memory_bytes / 8 * 64;
+	b->bits = pd_alloc_zero(b->m / 8);
+	if (b->bits == NULL) {
+		free(b);
+		pd_err(err, PD_ENOMEM, "bloom: cannot allocate %llu bytes",
+		       (unsigned long long)p->memory_bytes);
+		return NULL;
+	}
+	b->base.memory_bits = b->m;
+	b->base.footprint_bytes = b->m / 8;
+	return &b->base;
+}

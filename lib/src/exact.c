@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The exact oracle (ALGORITHMS.md §8): a hash set of every key's 64-bit keyed hash, and
+ * with a window W the time each key was last counted. It grows without bound (memory
+ * budget ignored) and is the ground truth of the evaluator and the tests.
+ *
+ *   no window        DUPLICATE iff the key was seen before.
+ *   window, seen     DUPLICATE iff the key was seen at t' with t - t' < W; every copy
+ *                    refreshes t' (to the newest of the two times).
+ *   window, delivered DUPLICATE iff the key was reported DISTINCT at t' with t - t' < W;
+ *                    only DISTINCT copies refresh t' (seed 002 §4; timerbf's semantics).
+ * A timestamp older than the key's t' (merged feeds) counts as within the window.
+ *
+ * Exactness: 8-byte keys hash through XXH3-64's 4-to-8-byte path, a bijection of the key
+ * for a fixed seed, so the set is exact for them; byte-string keys collide with
+ * probability 2^-64 per pair.
+ *
+ * Table: open addressing with linear probing, power-of-two size, load <= 1/2 (doubling).
+ * The hash value 0 marks an empty slot, so the key whose hash is 0 is kept aside.
+ */
+#include <stdlib.h>
+
+#include "filter_private.h"
+
+#define EXACT_INITIAL (1u << 16)
+
+struct exact {
+	struct pd_filter base;
+	uint64_t *key;
+	uint64_t *time;  /* NULL without a window */
+	uint64_t mask;
+	uint64_t count;
+	uint64_t window;
+	enum pd_window_mode mode;
+	int has_zero;
+	uint64_t zero_time;
+};
+
+static inline uint64_t exact_home(const struct exact *e, uint64_t h)
+{
+	return (h >> 17) & e->mask;
+}
+
+static int exact_alloc(struct exact *e, uint64_t size)
+{
+	e->key = pd_alloc_zero(size * sizeof(uint64_t));
+	e->time = NULL;
+	if (e->key == NULL)
+		return -1;
+	if (e->window != 0) {
+		e->time = pd_alloc_zero(size * sizeof(uint64_t));
+		if (e->time == NULL) {
+			pd_free(e->key, size * sizeof(uint64_t));
+			return -1;
+		}
+	}
+	e->mask = size - 1;
+	e->base.footprint_bytes = size * sizeof(uint64_t) * (e->window != 0 ? 2 : 1);
+	e->base.memory_bits = e->base.footprint_bytes * 8; /* no paper M: count the table */
+	return 0;
+}
+
+/* Double the table. On allocation failure keep the old one (it just gets fuller). */
+static void exact_grow(struct exact *e)
+{
+	uint64_t *okey = e->key, *otime = e->time;
+	uint64_t osize = e->mask + 1;
+
+	if (exact_alloc(e, osize * 2) != 0) {
+		e->key = okey;
+		e->time = otime;
+		e->mask = osize - 1;
+		return;
+	}
+	for (uint64_t i = 0; i < osize; i++) {
+		uint64_t j;
+
+		if (okey[i] == 0)
+			continue;
+		j = exact_home(e, okey[i]);
+		while (e->key[j] != 0)
+			j = (j + 1) & e->mask;
+		e->key[j] = okey[i];
+		if (otime != NULL)
+			e->time[j] = otime[i];
+	}
+	pd_free(okey, osize * sizeof(uint64_t));
+	pd_free(otime, osize * sizeof(uint64_t));
+}
+
+/* Verdict for a key last counted at *last (present) and now; updates *last. */
+static inline uint8_t exact_window(const struct exact *e, uint64_t *last, uint64_t now)
+{
+	int dup = now < *last || now - *last < e->window;
+
+	if (e->mode == PD_WINDOW_SEEN) {
+		if (now > *last)
+			*last = now;
+	} else if (!dup) {
+		*last = now;
+	}
+	return (uint8_t)dup;
+}
+
+static void exact_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
+			unsigned n)
+{
+	struct exact *e = (struct exact *)f;
+
+	for (unsigned i = 0; i < n; i++)
+		pd_prefetch_r(&e->key[exact_home(e, h[i])]);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t j;
+
+		if (h[i] == 0) {
+			if (!e->has_zero) {
+				e->has_zero = 1;
+				e->zero_time = ts[i];
+				v[i] = PD_DISTINCT;
+			} else {
+				v[i] = e->window ? exact_window(e, &e->zero_time, ts[i]) : 1;
+			}
+			continue;
+		}
+		j = exact_home(e, h[i]);
+		while (e->key[j] != 0 && e->key[j] != h[i])
+			j = (j + 1) & e->mask;
+		if (e->key[j] != 0) {
+			v[i] = e->window ? exact_window(e, &e->time[j], ts[i]) : 1;
+			continue;
+		}
+		v[i] = PD_DISTINCT;
+		e->key[j] = h[i];
+		if (e->time != NULL)
+			e->time[j] = ts[i];
+		if (++e->count * 2 > e->mask + 1)
+			exact_grow(e);
+	}
+}
+
+static void exact_reset(struct pd_filter *f)
+{
+	struct exact *e = (struct exact *)f;
+
+	for (uint64_t i = 0; i <= e->mask; i++) {
+		e->key[i] = 0;
+		if (e->time != NULL)
+			e->time[i] = 0;
+	}
+	e->count = 0;
+	e->has_zero = 0;
+}
+
+static void exact_destroy(struct pd_filter *f)
+{
+	struct exact *e = (struct exact *)f;
+
+	pd_free(e->key, (e->mask + 1) * sizeof(uint64_t));
+	pd_free(e->time, (e->mask + 1) * sizeof(uint64_t));
+	free(e);
+}
+
+static double exact_state(const struct pd_filter *f)
+{
+	(void)f;
+	return 0.0;
+}
+
+static const struct pd_filter_ops exact_ops = {
+	.burst = exact_burst,
+	.reset = exact_reset,
+	.destroy = exact_destroy,
+	.state = exact_state,
+	.state_name = "none (exact)",
+};
+
+struct pd_filter *pd_exact_create(const struct pd_filter_params *p, struct pd_error *err)
+{
+	struct exact *e = calloc(1, sizeof(*e));
+
+	if (e == NULL) {
+		pd_err(err, PD_ENOMEM, "exact: out of memory");
+		return NULL;
+	}
+	e->base.ops = &exact_ops;
+	e->window = p->window;
+	e->mode = p->window_mode;
+	if (exact_alloc(e, EXACT_INITIAL) != 0) {
+		free(e);
+		pd_err(err, PD_ENOMEM, "exact: out of memory");
+		return NULL;
+	}
+	return &e->base;
+}

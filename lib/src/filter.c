@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The front of every filter: names, validation through the planner, dispatch to the
+ * variant's ops, keyed hashing, chunking of bursts, counters.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <pktdedup/pd_plan.h>
+
+#include "filter_private.h"
+
+static const char *const type_names[PD_FILTER_COUNT] = {
+	[PD_FILTER_SBF] = "sbf",
+	[PD_FILTER_RSBF] = "rsbf",
+	[PD_FILTER_BSBF] = "bsbf",
+	[PD_FILTER_BSBFSD] = "bsbfsd",
+	[PD_FILTER_RLBSBF] = "rlbsbf",
+	[PD_FILTER_QHT] = "qht",
+	[PD_FILTER_QHTD] = "qhtd",
+	[PD_FILTER_QQHTD] = "qqhtd",
+	[PD_FILTER_BLOOM] = "bloom",
+	[PD_FILTER_LRU] = "lru",
+	[PD_FILTER_FPBUFFERING] = "fpbuffering",
+	[PD_FILTER_TIMERBF] = "timerbf",
+	[PD_FILTER_EXACT] = "exact",
+};
+
+const char *pd_filter_type_name(enum pd_filter_type type)
+{
+	if ((unsigned)type >= PD_FILTER_COUNT)
+		return NULL;
+	return type_names[type];
+}
+
+int pd_filter_type_parse(const char *name, enum pd_filter_type *type)
+{
+	if (name == NULL)
+		return -1;
+	for (unsigned i = 0; i < PD_FILTER_COUNT; i++) {
+		if (strcmp(name, type_names[i]) == 0) {
+			*type = (enum pd_filter_type)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int pd_err(struct pd_error *err, int code, const char *fmt, ...)
+{
+	if (err != NULL) {
+		va_list ap;
+
+		err->code = code;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+#define PD_HUGE_PAGE (2u << 20)
+
+void *pd_alloc_zero(size_t size)
+{
+	void *p = NULL;
+	size_t align = size >= PD_HUGE_PAGE ? PD_HUGE_PAGE : PD_CACHE_LINE;
+	size_t rounded = (size + align - 1) & ~(align - 1);
+
+	if (size == 0 || rounded < size)
+		return NULL;
+	if (posix_memalign(&p, align, rounded) != 0)
+		return NULL;
+	if (align == PD_HUGE_PAGE)
+		(void)madvise(p, rounded, MADV_HUGEPAGE); /* advice only: failure is harmless */
+	memset(p, 0, rounded);
+	return p;
+}
+
+void pd_free(void *p, size_t size)
+{
+	(void)size;
+	free(p);
+}
+
+/* splitmix64 expands the seed into the four xoshiro words (never all zero). */
+void pd_prng_seed(struct pd_prng *r, uint64_t seed)
+{
+	uint64_t x = seed ^ 0x5045544445445550ULL; /* "PKTDEDUP": PRNG stream != hash key */
+
+	for (int i = 0; i < 4; i++) {
+		uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		r->s[i] = z ^ (z >> 31);
+	}
+}
+
+int pd_filter_params_resolve(const struct pd_filter_params *in, struct pd_filter_params *out,
+			     struct pd_error *err)
+{
+	struct pd_plan plan;
+
+	if (pd_plan(in, &plan, err) != 0)
+		return -1;
+	*out = plan.params;
+	return 0;
+}
+
+struct pd_filter *pd_filter_create(const struct pd_filter_params *params, struct pd_error *err)
+{
+	struct pd_filter_params p;
+	struct pd_filter *f = NULL;
+
+	if (params == NULL) {
+		pd_err(err, PD_EINVAL, "params: NULL");
+		return NULL;
+	}
+	if (pd_filter_params_resolve(params, &p, err) != 0)
+		return NULL;
+
+	switch (p.type) {
+	case PD_FILTER_SBF:
+		f = pd_sbf_create(&p, err);
+		break;
+	case PD_FILTER_RSBF:
+	case PD_FILTER_BSBF:
+	case PD_FILTER_BSBFSD:
+	case PD_FILTER_RLBSBF:
+		f = pd_bitarrays_create(&p, err);
+		break;
+	case PD_FILTER_QHT:
+	case PD_FILTER_QHTD:
+	case PD_FILTER_QQHTD:
+		f = pd_qht_create(&p, err);
+		break;
+	case PD_FILTER_BLOOM:
+		f = pd_bloom_create(&p, err);
+		break;
+	case PD_FILTER_LRU:
+	case PD_FILTER_FPBUFFERING:
+		f = pd_lru_create(&p, err);
+		break;
+	case PD_FILTER_TIMERBF:
+		f = pd_timerbf_create(&p, err);
+		break;
+	case PD_FILTER_EXACT:
+		f = pd_exact_create(&p, err);
+		break;
+	default:
+		pd_err(err, PD_EINVAL, "type: unknown filter type %d", (int)p.type);
+		return NULL;
+	}
+	if (f == NULL)
+		return NULL;
+	f->params = p;
+	pd_prng_seed(&f->prng, p.seed);
+	f->keys = 0;
+	f->duplicates = 0;
+	f->clock = 0;
+	return f;
+}
+
+void pd_filter_destroy(struct pd_filter *f)
+{
+	if (f != NULL)
+		f->ops->destroy(f);
+}
+
+void pd_filter_reset(struct pd_filter *f)
+{
+	f->ops->reset(f);
+	pd_prng_seed(&f->prng, f->params.seed);
+	f->keys = 0;
+	f->duplicates = 0;
+	f->clock = 0;
+}
+
+const struct pd_filter_params *pd_filter_params(const struct pd_filter *f)
+{
+	return &f->params;
+}
+
+void pd_filter_stats(const struct pd_filter *f, struct pd_filter_stats *st)
+{
+	st->keys = f->keys;
+	st->duplicates = f->duplicates;
+	st->state = f->ops->state(f);
+	st->state_name = f->ops->state_name;
+	st->memory_bits = f->memory_bits;
+	st->footprint_bytes = f->footprint_bytes;
+}
+
+uint64_t pd_filter_hash(const struct pd_filter *f, const void *key, size_t len)
+{
+	return XXH3_64bits_withSeed(key, len, f->params.seed);
+}
+
+/* One chunk of at most PD_BURST_MAX hashed keys: fill the clock, run, count. */
+static void burst_chunk(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
+			unsigned n)
+{
+	uint64_t clk[PD_BURST_MAX];
+	unsigned dups = 0;
+
+	if (ts == NULL) {
+		for (unsigned i = 0; i < n; i++)
+			clk[i] = ++f->clock;
+		ts = clk;
+	}
+	f->ops->burst(f, h, ts, v, n);
+	for (unsigned i = 0; i < n; i++)
+		dups += v[i];
+	f->keys += n;
+	f->duplicates += dups;
+}
+
+void pd_filter_burst_hashed(struct pd_filter *f, const uint64_t *hashes, const uint64_t *ts,
+			    uint8_t *verdicts, size_t n)
+{
+	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
+		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
+
+		burst_chunk(f, hashes + i, ts ? ts + i : NULL, verdicts + i, c);
+	}
+}
+
+void pd_filter_burst_u64(struct pd_filter *f, const uint64_t *keys, const uint64_t *ts,
+			 uint8_t *verdicts, size_t n)
+{
+	uint64_t h[PD_BURST_MAX];
+	const uint64_t seed = f->params.seed;
+
+	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
+		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
+
+		for (unsigned j = 0; j < c; j++) {
+			uint64_t le = keys[i + j];
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+			le = __builtin_bswap64(le);
+#endif
+			h[j] = XXH3_64bits_withSeed(&le, sizeof(le), seed);
+		}
+		burst_chunk(f, h, ts ? ts + i : NULL, verdicts + i, c);
+	}
+}
+
+void pd_filter_burst(struct pd_filter *f, const void *const *keys, const uint32_t *lens,
+		     const uint64_t *ts, uint8_t *verdicts, size_t n)
+{
+	uint64_t h[PD_BURST_MAX];
+	const uint64_t seed = f->params.seed;
+
+	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
+		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
+
+		for (unsigned j = 0; j < c; j++)
+			h[j] = XXH3_64bits_withSeed(keys[i + j], lens[i + j], seed);
+		burst_chunk(f, h, ts ? ts + i : NULL, verdicts + i, c);
+	}
+}

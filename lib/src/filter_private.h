@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private interface between the front (filter.c: validation, hashing, chunking, stats)
+ * and the variants (sbf.c, bitarrays.c, qht.c, bloom.c, lru.c, timerbf.c, exact.c).
+ */
+#ifndef PKTDEDUP_FILTER_PRIVATE_H
+#define PKTDEDUP_FILTER_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pktdedup/pd_filter.h>
+
+#define PD_CACHE_LINE 64
+
+/* 128-bit product for multiply-shift (a GCC/Clang extension, hence __extension__). */
+__extension__ typedef unsigned __int128 pd_u128;
+#define PD_ALIGNED __attribute__((aligned(PD_CACHE_LINE)))
+
+struct pd_filter;
+
+/** What every variant provides; filled once at create time. */
+struct pd_filter_ops {
+	/* n <= PD_BURST_MAX keys; ts is never NULL here (the front fills the clock). */
+	void (*burst)(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
+		      unsigned n);
+	void (*reset)(struct pd_filter *f);   /* state only; the front resets PRNG, stats */
+	void (*destroy)(struct pd_filter *f); /* frees what create allocated, then f */
+	double (*state)(const struct pd_filter *f);
+	const char *state_name;
+};
+
+/** xoshiro256** state (Blackman & Vigna): 4 words, never all zero. */
+struct pd_prng {
+	uint64_t s[4];
+};
+
+/** Common head of every filter; each variant embeds it as its first member. */
+struct pd_filter {
+	const struct pd_filter_ops *ops;
+	struct pd_filter_params params; /* resolved */
+	struct pd_prng prng;
+	uint64_t keys;
+	uint64_t duplicates;
+	uint64_t clock;           /* time of the last key when the caller gives no ts */
+	uint64_t memory_bits;     /* the paper's M */
+	uint64_t footprint_bytes; /* allocated state */
+};
+
+/* Variant constructors: params are resolved and validated; fill err on failure. */
+struct pd_filter *pd_sbf_create(const struct pd_filter_params *p, struct pd_error *err);
+struct pd_filter *pd_bitarrays_create(const struct pd_filter_params *p, struct pd_error *err);
+struct pd_filter *pd_qht_create(const struct pd_filter_params *p, struct pd_error *err);
+struct pd_filter *pd_bloom_create(const struct pd_filter_params *p, struct pd_error *err);
+struct pd_filter *pd_lru_create(const struct pd_filter_params *p, struct pd_error *err);
+struct pd_filter *pd_timerbf_create(const struct pd_filter_params *p, struct pd_error *err);
+struct pd_filter *pd_exact_create(const struct pd_filter_params *p, struct pd_error *err);
+
+/* Words per qht row for (b, f): one cache line at most when <= 8 (qht.c). */
+unsigned pd_qht_row_words(unsigned b, unsigned f);
+
+/* Error helper: sets code and a printf-style message; returns -1. */
+int pd_err(struct pd_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Memory. Large tables are 2 MiB aligned and advised as transparent huge pages: a random
+ * access then costs a cache miss but rarely a TLB miss. Always zero-filled.
+ */
+void *pd_alloc_zero(size_t size);
+void pd_free(void *p, size_t size);
+
+/* ---- hashing helpers -------------------------------------------------------------- */
+
+/** Map a 64-bit value uniformly to [0, n): multiply-shift (Lemire), no division. */
+static inline uint64_t pd_range(uint64_t h, uint64_t n)
+{
+	return (uint64_t)(((pd_u128)h * n) >> 64);
+}
+
+/**
+ * Second hash for double hashing: a bijective mixer (the murmur3 finaliser) of the first,
+ * forced odd so that g_i = h1 + i*h2 visits distinct values.
+ */
+static inline uint64_t pd_hash2(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h | 1;
+}
+
+/* ---- PRNG ------------------------------------------------------------------------- */
+
+static inline uint64_t pd_rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+static inline uint64_t pd_prng_next(struct pd_prng *r)
+{
+	uint64_t *s = r->s;
+	const uint64_t result = pd_rotl(s[1] * 5, 7) * 9;
+	const uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = pd_rotl(s[3], 45);
+	return result;
+}
+
+/** Uniform double in [0, 1) with 53 random bits. */
+static inline double pd_prng_unit(struct pd_prng *r)
+{
+	return (double)(pd_prng_next(r) >> 11) * 0x1.0p-53;
+}
+
+void pd_prng_seed(struct pd_prng *r, uint64_t seed);
+
+static inline void pd_prefetch_w(const void *p)
+{
+	__builtin_prefetch(p, 1, 3);
+}
+
+static inline void pd_prefetch_r(const void *p)
+{
+	__builtin_prefetch(p, 0, 3);
+}
+
+#endif /* PKTDEDUP_FILTER_PRIVATE_H */

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The planner (pd_plan.h): papers' parameter rules, validation, predicted FPR.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <pktdedup/pd_plan.h>
+
+#include "filter_private.h"
+
+#define MEMORY_MAX (1ULL << 40) /* 1 TiB: larger budgets are a unit mistake */
+
+double pd_sbf_fps(double max, double k, double p, double m)
+{
+	return pow(1.0 - pow(1.0 / (1.0 + 1.0 / (p * (1.0 / k - 1.0 / m))), max), k);
+}
+
+double pd_sbf_p_for_fps(double fps, double max, double k, double m)
+{
+	return 1.0 / ((1.0 / pow(1.0 - pow(fps, 1.0 / k), 1.0 / max) - 1.0) * (1.0 / k - 1.0 / m));
+}
+
+/* P(X >= max) for X ~ Binomial(l, p), summed from the tail (no cancellation). */
+static double binom_tail(unsigned l, unsigned max, double p)
+{
+	double sum = 0.0;
+
+	if (max > l)
+		return 0.0;
+	if (max == 1)
+		return -expm1((double)l * log1p(-p));
+	for (unsigned j = max; j <= l; j++)
+		sum += exp(lgamma(l + 1.0) - lgamma(j + 1.0) - lgamma(l - j + 1.0) +
+			   j * log(p) + (l - j) * log1p(-p));
+	return sum;
+}
+
+/*
+ * 001 eqs. 9-13: probability that a cell is 0 delta iterations after it was set to Max,
+ * when each iteration decrements it with probability p and sets it to Max with
+ * probability kcell. A_l: the last set to Max happened l iterations before (l >= Max).
+ */
+static double sbf_pr0(unsigned max, double p, double kcell, unsigned delta)
+{
+	double pr = 0.0;
+
+	for (unsigned l = max; l < delta; l++)
+		pr += binom_tail(l, max, p) * pow(1.0 - kcell, l) * kcell; /* eqs. 10-11 */
+	pr += binom_tail(delta, max, p) * pow(1.0 - kcell, delta);   /* eqs. 12-13 */
+	return pr;
+}
+
+double pd_sbf_fnr(unsigned max, unsigned k, double p, double kcell, unsigned delta)
+{
+	/* eq. 16, 1 - (1 - PR0)^K, in a form that keeps tiny PR0 (large m) accurate */
+	return -expm1(k * log1p(-sbf_pr0(max, p, kcell, delta)));
+}
+
+unsigned pd_sbf_best_k(unsigned max, double fps, double m)
+{
+	/* 001 §4.1: "set phi, delta and f/N to some testing values (e.g. 0, 200, 0.00001)" */
+	const double f_n = 1e-5;
+	const unsigned delta = 200;
+	unsigned best = 1;
+	double best_fnr = INFINITY;
+
+	for (unsigned k = 1; k <= 10; k++) {
+		double P = pd_sbf_p_for_fps(fps, max, k, m);
+		double kcell = f_n + (k / m) * (1.0 - f_n); /* mean of k_i, eq. 18 with phi = 0 */
+		double fnr;
+
+		if (!(P > 0) || !isfinite(P) || P > m)
+			continue;
+		fnr = pd_sbf_fnr(max, k, P / m, kcell, delta);
+		if (fnr < best_fnr) {
+			best_fnr = fnr;
+			best = k;
+		}
+	}
+	return best;
+}
+
+static double qht_fpr(enum pd_filter_type type, unsigned b, unsigned f)
+{
+	double S = ldexp(1.0, (int)f) - 1.0;
+
+	if (type == PD_FILTER_QHT)
+		return b / S; /* 004 §4.3 */
+	return -expm1(b * log1p(-1.0 / S)); /* 1 - (1 - 1/S)^b, 004 §5 */
+}
+
+static unsigned qht_min_f(enum pd_filter_type type, unsigned b, double target)
+{
+	for (unsigned f = 1; f <= 32; f++)
+		if (qht_fpr(type, b, f) <= target)
+			return f;
+	return 0;
+}
+
+/* Most buckets per bit of footprint meeting the target; ties: fewer buckets (004 §4.5). */
+static void qht_choose(enum pd_filter_type type, double target, unsigned *bp, unsigned *fp)
+{
+	double best = -1.0;
+
+	*bp = 1;
+	*fp = 32;
+	for (unsigned b = 1; b <= 64; b++) {
+		unsigned f = qht_min_f(type, b, target);
+		double density;
+
+		if (f == 0 || pd_qht_row_words(b, f) > 8)
+			continue;
+		density = (double)b / (pd_qht_row_words(b, f) * 64.0);
+		if (density > best) {
+			best = density;
+			*bp = b;
+			*fp = f;
+		}
+	}
+}
+
+static unsigned bloom_k(uint64_t m, uint64_t n, double target)
+{
+	double k = n != 0 ? round((double)m / (double)n * M_LN2) : ceil(-log2(target));
+
+	if (k < 1)
+		k = 1;
+	if (k > PD_MAX_HASHES)
+		k = PD_MAX_HASHES;
+	return (unsigned)k;
+}
+
+/* Keys a Bloom filter of m bits and k hashes holds before its FPR reaches target. */
+static uint64_t bloom_capacity(uint64_t m, unsigned k, double target)
+{
+	double n = -(double)m / k * log1p(-pow(target, 1.0 / k));
+
+	return n < 1 ? 1 : (uint64_t)n;
+}
+
+static double bloom_fpr(uint64_t m, unsigned k, uint64_t n)
+{
+	return pow(-expm1(-(double)k * (double)n / (double)m), k);
+}
+
+static int check_k(const struct pd_filter_params *p, struct pd_error *err)
+{
+	if (p->k < 1 || p->k > PD_MAX_HASHES)
+		return pd_err(err, PD_EINVAL, "k: %u is out of range 1..%u for %s", p->k,
+			      PD_MAX_HASHES, pd_filter_type_name(p->type));
+	return 0;
+}
+
+int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_error *err)
+{
+	struct pd_filter_params p;
+	double target;
+
+	if (in == NULL || out == NULL)
+		return pd_err(err, PD_EINVAL, "params: NULL");
+	memset(out, 0, sizeof(*out));
+	p = *in;
+	if (pd_filter_type_name(p.type) == NULL)
+		return pd_err(err, PD_EINVAL, "type: unknown filter type %d", (int)p.type);
+	if (p.target_fpr == 0.0)
+		p.target_fpr = PD_DEFAULT_TARGET_FPR;
+	target = p.target_fpr;
+	if (!(target > 0.0 && target < 1.0))
+		return pd_err(err, PD_EINVAL, "target_fpr: %g is not in (0, 1)", target);
+	if (p.type != PD_FILTER_EXACT) {
+		if (p.memory_bytes < 64)
+			return pd_err(err, PD_EINVAL,
+				      "memory_bytes: %llu is below the minimum of 64 bytes",
+				      (unsigned long long)p.memory_bytes);
+		if (p.memory_bytes > MEMORY_MAX)
+			return pd_err(err, PD_EINVAL, "memory_bytes: %llu is above 1 TiB",
+				      (unsigned long long)p.memory_bytes);
+	}
+	if (p.window != 0 && p.type != PD_FILTER_TIMERBF && p.type != PD_FILTER_EXACT)
+		return pd_err(err, PD_ENOTSUP,
+			      "window: %s has no time window; filters with one: timerbf, exact",
+			      pd_filter_type_name(p.type));
+	if (p.window > (1ULL << 62))
+		return pd_err(err, PD_EINVAL, "window: %llu is above 2^62",
+			      (unsigned long long)p.window);
+	if (p.equal_timers != 0 && p.type != PD_FILTER_TIMERBF)
+		return pd_err(err, PD_ENOTSUP, "equal_timers: only timerbf has timers");
+	if ((unsigned)p.window_mode > PD_WINDOW_DELIVERED)
+		return pd_err(err, PD_EINVAL, "window_mode: %d is not seen or delivered",
+			      (int)p.window_mode);
+
+	out->basis = "";
+	switch (p.type) {
+	case PD_FILTER_SBF: {
+		unsigned d = 0;
+		double m;
+
+		if (p.sbf_max == 0)
+			p.sbf_max = 1; /* 001 §4.1: without knowledge of the gaps, Max = 1 */
+		if (p.sbf_max > 255)
+			return pd_err(err, PD_EINVAL, "sbf_max: %u is out of range 1..255",
+				      p.sbf_max);
+		while ((1u << d) - 1 < p.sbf_max)
+			d++;
+		m = (double)(p.memory_bytes / 8) * (64 / d);
+		if (p.k == 0)
+			p.k = pd_sbf_best_k(p.sbf_max, target, m);
+		if (check_k(&p, err) != 0)
+			return -1;
+		if (p.sbf_p == 0) {
+			/* ceil: a whole P at or above eq. 17 keeps FPS at or below the target */
+			double P = ceil(pd_sbf_p_for_fps(target, p.sbf_max, p.k, m) - 1e-9);
+
+			if (!(P >= 1.0))
+				P = 1.0;
+			if (P > m)
+				return pd_err(err, PD_EINVAL,
+					      "sbf_p: eq. 17 asks for P = %.0f, more than the %.0f "
+					      "cells; give more memory or a higher target_fpr",
+					      P, m);
+			p.sbf_p = (uint32_t)P;
+		}
+		if (p.sbf_p > m)
+			return pd_err(err, PD_EINVAL, "sbf_p: %u exceeds the %.0f cells", p.sbf_p,
+				      m);
+		out->predicted_fpr = pd_sbf_fps(p.sbf_max, p.k, p.sbf_p, m);
+		out->basis = "stable point, 001 eq. 8";
+		break;
+	}
+	case PD_FILTER_RSBF:
+		if (p.k == 0) {
+			double k = round((1.0 + log(target) / log(1.0 - exp(-1.0))) / 2.0);
+
+			p.k = k < 1 ? 1 : k > PD_MAX_HASHES ? PD_MAX_HASHES : (uint32_t)k;
+		}
+		if (p.rsbf_pstar == 0.0)
+			p.rsbf_pstar = 0.03;
+		if (!(p.rsbf_pstar > 0.0 && p.rsbf_pstar <= 1.0))
+			return pd_err(err, PD_EINVAL, "rsbf_pstar: %g is not in (0, 1]",
+				      p.rsbf_pstar);
+		if (check_k(&p, err) != 0)
+			return -1;
+		out->predicted_fpr = pow(1.0 - exp(-1.0), p.k);
+		out->basis = "load 1-1/e per array at i = s, 000 eq. 6.1";
+		break;
+	case PD_FILTER_BSBF:
+	case PD_FILTER_BSBFSD:
+	case PD_FILTER_RLBSBF: {
+		double x;
+
+		if (p.k == 0)
+			p.k = 2; /* 000 §6 */
+		if (check_k(&p, err) != 0)
+			return -1;
+		if (p.type == PD_FILTER_BSBF)
+			x = 0.5;
+		else if (p.type == PD_FILTER_BSBFSD)
+			x = (double)p.k / (p.k + 1.0);
+		else
+			x = (sqrt(5.0) - 1.0) / 2.0;
+		out->predicted_fpr = pow(x, p.k);
+		out->basis = "saturated load (unbounded distinct stream)";
+		break;
+	}
+	case PD_FILTER_QHT:
+	case PD_FILTER_QHTD:
+	case PD_FILTER_QQHTD:
+		if (p.qht_b == 0 && p.qht_f == 0) {
+			qht_choose(p.type, target, &p.qht_b, &p.qht_f);
+		} else if (p.qht_f == 0) {
+			if (p.qht_b > 64)
+				return pd_err(err, PD_EINVAL, "qht_b: %u is out of range 1..64",
+					      p.qht_b);
+			p.qht_f = qht_min_f(p.type, p.qht_b, target);
+			if (p.qht_f == 0)
+				p.qht_f = 32;
+		} else if (p.qht_b == 0) {
+			if (p.qht_f > 32)
+				return pd_err(err, PD_EINVAL, "qht_f: %u is out of range 1..32",
+					      p.qht_f);
+			p.qht_b = 1;
+			while (p.qht_b < 64 && qht_fpr(p.type, p.qht_b + 1, p.qht_f) <= target &&
+			       pd_qht_row_words(p.qht_b + 1, p.qht_f) <= 8)
+				p.qht_b++;
+		}
+		if (p.qht_b < 1 || p.qht_b > 64)
+			return pd_err(err, PD_EINVAL, "qht_b: %u is out of range 1..64", p.qht_b);
+		if (p.qht_f < 1 || p.qht_f > 32)
+			return pd_err(err, PD_EINVAL, "qht_f: %u is out of range 1..32", p.qht_f);
+		if (pd_qht_row_words(p.qht_b, p.qht_f) > 8)
+			return pd_err(err, PD_EINVAL,
+				      "qht_b, qht_f: a row of %u buckets of %u bits needs more than "
+				      "one 64-byte cache line (at most %u buckets of %u bits)",
+				      p.qht_b, p.qht_f, 8 * (64 / p.qht_f), p.qht_f);
+		if (p.memory_bytes < pd_qht_row_words(p.qht_b, p.qht_f) * 8ULL)
+			return pd_err(err, PD_EINVAL, "memory_bytes: %llu holds no row of %u bytes",
+				      (unsigned long long)p.memory_bytes,
+				      pd_qht_row_words(p.qht_b, p.qht_f) * 8);
+		out->predicted_fpr = qht_fpr(p.type, p.qht_b, p.qht_f);
+		out->basis = p.type == PD_FILTER_QHT ? "asymptotic b/(2^f-1), 004 §4.3" :
+						       "asymptotic 1-(1-1/(2^f-1))^b, 004 §5";
+		break;
+	case PD_FILTER_BLOOM:
+	case PD_FILTER_TIMERBF: {
+		uint64_t m = p.type == PD_FILTER_BLOOM ? p.memory_bytes / 8 * 64 : p.memory_bytes / 4;
+
+		if (p.k == 0)
+			p.k = bloom_k(m, p.expected_n, target);
+		if (check_k(&p, err) != 0)
+			return -1;
+		out->capacity = bloom_capacity(m, p.k, target);
+		if (p.type == PD_FILTER_TIMERBF) {
+			if (p.window == 0)
+				p.window = out->capacity; /* keys: fills the filter to the target */
+			if (p.equal_timers > p.k)
+				return pd_err(err, PD_EINVAL, "equal_timers: %u exceeds k = %u",
+					      p.equal_timers, p.k);
+		}
+		if (p.expected_n != 0) {
+			out->predicted_fpr = bloom_fpr(m, p.k, p.expected_n);
+			out->basis = "(1-e^(-kn/m))^k at n = expected_n";
+		} else {
+			out->predicted_fpr = bloom_fpr(m, p.k, out->capacity);
+			out->basis = "(1-e^(-kn/m))^k at n = capacity";
+		}
+		break;
+	}
+	case PD_FILTER_LRU:
+	case PD_FILTER_FPBUFFERING:
+		if (p.memory_bytes / 8 >= UINT32_MAX)
+			return pd_err(err, PD_EINVAL, "memory_bytes: %s holds at most 2^32-2 keys",
+				      pd_filter_type_name(p.type));
+		if (p.type == PD_FILTER_FPBUFFERING) {
+			if (p.fpbuf_q == 0.0)
+				p.fpbuf_q = target;
+			if (!(p.fpbuf_q >= 0.0 && p.fpbuf_q <= 1.0))
+				return pd_err(err, PD_EINVAL, "fpbuf_q: %g is not in [0, 1]",
+					      p.fpbuf_q);
+			out->predicted_fpr = p.fpbuf_q;
+			out->basis = "q";
+		} else {
+			out->predicted_fpr = 0.0;
+			out->basis = "exact buffer: no false positives";
+		}
+		break;
+	case PD_FILTER_EXACT:
+		out->predicted_fpr = 0.0;
+		out->basis = "exact";
+		break;
+	default:
+		return pd_err(err, PD_EINVAL, "type: unknown filter type %d", (int)p.type);
+	}
+	/* Bit-array filters need one word per array. */
+	if ((p.type == PD_FILTER_RSBF || p.type == PD_FILTER_BSBF || p.type == PD_FILTER_BSBFSD ||
+	     p.type == PD_FILTER_RLBSBF) &&
+	    p.memory_bytes / 8 < p.k)
+		return pd_err(err, PD_EINVAL, "memory_bytes: %llu is too small for k = %u arrays",
+			      (unsigned long long)p.memory_bytes, p.k);
+	out->params = p;
+	return 0;
+}

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Stable Bloom Filter (Deng & Rafiei, SIGMOD 2006; seed 001, ALGORITHMS.md §1).
+ *
+ * m cells of d bits, Max <= 2^d - 1. Per key: DUPLICATE iff none of the K probed cells is
+ * 0; then decrement P consecutive cells j..j+P-1 (mod m) from a uniformly random j (the
+ * paper's implementation); then set the K cells to Max. Steps 2-3 run for every key.
+ *
+ * Layout: cells never straddle a 64-bit word. A word holds cpw = floor(64/d) cells
+ * (d = 3: 21 cells, bit 63 unused), so m = nwords * cpw and M = m * d bits.
+ *
+ *   word w:  | unused | cell cpw-1 | ... | cell 1 | cell 0 |      cell i of word w is
+ *            63                               d-1        0      global cell w*cpw + i
+ *
+ * A position comes from one 128-bit multiply: g * nwords = (word, fraction); the slot is
+ * fraction * cpw >> 64, so no division is needed for any d.
+ *
+ * Decrements are SWAR: in a word, the cells that are nonzero are found by OR-folding the
+ * d bits of each cell onto its low bit; subtracting that mask decrements exactly those
+ * cells with no borrow between cells. P consecutive cells touch ceil(P/cpw)+1 words.
+ */
+#include <stdlib.h>
+
+#include "filter_private.h"
+
+struct sbf {
+	struct pd_filter base;
+	uint64_t *w;
+	uint64_t nwords;
+	uint64_t m;         /* cells */
+	uint64_t lowmask;   /* bit 0 of every cell of a word */
+	uint64_t cellmask;  /* (1 << d) - 1 */
+	unsigned d;         /* bits per cell */
+	unsigned cpw;       /* cells per word */
+	unsigned K;
+	unsigned P;
+	uint64_t max;
+};
+
+struct sbf_pos {
+	uint64_t word;
+	unsigned shift; /* slot * d */
+};
+
+static inline struct sbf_pos sbf_locate(const struct sbf *s, uint64_t g)
+{
+	pd_u128 wide = (pd_u128)g * s->nwords;
+	struct sbf_pos p;
+
+	p.word = (uint64_t)(wide >> 64);
+	p.shift = (unsigned)(((pd_u128)(uint64_t)wide * s->cpw) >> 64) * s->d;
+	return p;
+}
+
+/* Low bit of each cell that is nonzero. */
+static inline uint64_t sbf_nonzero(const struct sbf *s, uint64_t x)
+{
+	uint64_t t = x;
+
+	for (unsigned b = 1; b < s->d; b++)
+		t |= x >> b;
+	return t & s->lowmask;
+}
+
+/* Decrement P consecutive cells from position start (wrapping at m). */
+static inline void sbf_decrement(struct sbf *s, struct sbf_pos start)
+{
+	uint64_t word = start.word;
+	unsigned slot = start.shift / s->d;
+	unsigned left = s->P;
+
+	while (left > 0) {
+		unsigned cnt = s->cpw - slot < left ? s->cpw - slot : left;
+		unsigned bits = cnt * s->d;
+		uint64_t range = (bits >= 64 ? ~0ULL : ((1ULL << bits) - 1)) << (slot * s->d);
+		uint64_t x = s->w[word];
+
+		s->w[word] = x - (sbf_nonzero(s, x) & range);
+		left -= cnt;
+		slot = 0;
+		if (++word == s->nwords)
+			word = 0;
+	}
+}
+
+static void sbf_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
+		      unsigned n)
+{
+	struct sbf *s = (struct sbf *)f;
+	struct sbf_pos pos[PD_BURST_MAX][PD_MAX_HASHES];
+	struct sbf_pos dec[PD_BURST_MAX];
+	const unsigned K = s->K;
+
+	(void)ts;
+	/* Pass 1: positions, the random decrement start, prefetch all of them. */
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t h1 = h[i], h2 = pd_hash2(h[i]);
+
+		for (unsigned j = 0; j < K; j++) {
+			pos[i][j] = sbf_locate(s, h1 + j * h2);
+			pd_prefetch_w(&s->w[pos[i][j].word]);
+		}
+		dec[i] = sbf_locate(s, pd_prng_next(&f->prng));
+		pd_prefetch_w(&s->w[dec[i].word]);
+	}
+	/* Pass 2: probe, decrement, set; in key order. */
+	for (unsigned i = 0; i < n; i++) {
+		unsigned dup = 1;
+
+		for (unsigned j = 0; j < K; j++)
+			dup &= ((s->w[pos[i][j].word] >> pos[i][j].shift) & s->cellmask) != 0;
+		v[i] = (uint8_t)dup;
+		if (s->P > 0)
+			sbf_decrement(s, dec[i]);
+		for (unsigned j = 0; j < K; j++) {
+			uint64_t *w = &s->w[pos[i][j].word];
+
+			*w = (*w & ~(s->cellmask << pos[i][j].shift)) | (s->max << pos[i][j].shift);
+		}
+	}
+}
+
+static void sbf_reset(struct pd_filter *f)
+{
+	struct sbf *s = (struct sbf *)f;
+
+	for (uint64_t i = 0; i < s->nwords; i++)
+		s->w[i] = 0;
+}
+
+static void sbf_destroy(struct pd_filter *f)
+{
+	struct sbf *s = (struct sbf *)f;
+
+	pd_free(s->w, s->nwords * sizeof(uint64_t));
+	free(s);
+}
+
+static double sbf_state(const struct pd_filter *f)
+{
+	const struct sbf *s = (const struct sbf *)f;
+	uint64_t zeros = 0;
+
+	for (uint64_t i = 0; i < s->nwords; i++)
+		zeros += (uint64_t)__builtin_popcountll(~sbf_nonzero(s, s->w[i]) & s->lowmask);
+	return (double)zeros / (double)s->m;
+}
+
+static const struct pd_filter_ops sbf_ops = {
+	.burst = sbf_burst,
+	.reset = sbf_reset,
+	.destroy = sbf_destroy,
+	.state = sbf_state,
+	.state_name = "fraction of 0 cells",
+};
+
+struct pd_filter *pd_sbf_create(const struct pd_filter_params *p, struct pd_error *err)
+{
+	struct sbf *s = calloc(1, sizeof(*s));
+
+	if (s == NULL) {
+		pd_err(err, PD_ENOMEM, "sbf: out of memory");
+		return NULL;
+	}
+	s->base.ops = &sbf_ops;
+	s->max = p->sbf_max;
+	s->d = 0;
+	while ((1ULL << s->d) - 1 < s->max)
+		s->d++;
+	s->cpw = 64 / s->d;
+	s->cellmask = (1ULL << s->d) - 1;
+	for (unsigned i = 0; i < s->cpw; i++)
+		s->lowmask |= 1ULL << (i * s->d);
+	s->nwords = p->memory_bytes / sizeof(uint64_t);
+	s->m = s->nwords * s->cpw;
+	s->K = p->k;
+	s->P = p->sbf_p;
+	s->w = pd_alloc_zero(s->nwords * sizeof(uint64_t));
+	if (s->w == NULL) {
+		free(s);
+		pd_err(err, PD_ENOMEM, "sbf: cannot allocate %llu bytes",
+		       (unsigned long long)p->memory_bytes);
+		return NULL;
+	}
+	s->base.memory_bits = s->m * s->d;
+	s->base.footprint_bytes = s->nwords * sizeof(uint64_t);
+	return &s->base;
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Timer Bloom filter for a sliding window W (seed 002 §4, ALGORITHMS.md §9).
+ *
+ * Each of the m cells is a timer, kept lazily as the expiry time of the last key that set
+ * it: a timer is live at time t iff expiry > t. First test, then set: a key is DUPLICATE
+ * iff its k timers are live (and, with the equal-timers heuristic k' > 0, at least k' of
+ * them hold the same expiry: equal expiries were most likely written by the same key).
+ * Only keys found DISTINCT write their k timers, with expiry t + W. So a key repeating
+ * forever passes once per W (the "delivered" window semantics).
+ *
+ * Time: the key's timestamp (ns), or one unit per key when the caller gives none.
+ *
+ * Cells are 32 bits. Time is kept in units of 2^shift, with shift the smallest that makes
+ * W >> shift <= 2^20 (W < 2^20 units: exact; W = 1 s: 1.05 us resolution, and a repeat at
+ * a gap within one unit of W may fall either way). A cell holds (expiry mod 2^32), 0
+ * meaning "never set" (an expiry that is 0 mod 2^32 is stored as 1: one unit longer).
+ * Liveness is (int32_t)(cell - now) > 0, which is unambiguous while every stored expiry is
+ * within 2^31 units of now. A sweep keeps it so: once 2^30 units have passed since the
+ * last sweep it zeroes every expired cell, and a jump forward of 2^31 units or more clears
+ * the table (everything in it has expired). The sweep costs one pass over the table per
+ * 2^30 time units.
+ *
+ * Timestamps older than the newest seen (merged feeds) are compared as of their own time:
+ * a timer set by a later key then counts as live.
+ */
+#include <stdlib.h>
+
+#include "filter_private.h"
+
+#define TBF_UNITS_MAX (1ULL << 20)
+#define TBF_SWEEP_EVERY (1ULL << 30)
+#define TBF_CLEAR_JUMP (1ULL << 31)
+
+struct timerbf {
+	struct pd_filter base;
+	uint32_t *cell;
+	uint64_t m;
+	unsigned k;
+	unsigned kprime;   /* equal-timers threshold, 0 = off */
+	unsigned shift;
+	uint64_t w_units;
+	uint64_t max_now;  /* newest time seen, in units */
+	uint64_t last_sweep;
+	int started;
+};
+
+static inline int tbf_live(uint32_t c, uint32_t now)
+{
+	return c != 0 && (int32_t)(c - now) > 0;
+}
+
+static void tbf_sweep(struct timerbf *t, uint64_t now)
+{
+	for (uint64_t i = 0; i < t->m; i++)
+		if (!tbf_live(t->cell[i], (uint32_t)now))
+			t->cell[i] = 0;
+	t->last_sweep = now;
+}
+
+static void tbf_clear(struct timerbf *t)
+{
+	for (uint64_t i = 0; i < t->m; i++)
+		t->cell[i] = 0;
+}
+
+/* Advance the newest time; keep every stored expiry within 2^31 units of now. */
+static inline void tbf_advance(struct timerbf *t, uint64_t now)
+{
+	if (!t->started) {
+		t->started = 1;
+		t->max_now = now;
+		t->last_sweep = now;
+		return;
+	}
+	if (now <= t->max_now)
+		return;
+	if (now - t->max_now >= TBF_CLEAR_JUMP) {
+		tbf_clear(t);
+		t->last_sweep = now;
+	} else if (now - t->last_sweep >= TBF_SWEEP_EVERY) {
+		tbf_sweep(t, now);
+	}
+	t->max_now = now;
+}
+
+static void tbf_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
+		      unsigned n)
+{
+	struct timerbf *t = (struct timerbf *)f;
+	uint64_t pos[PD_BURST_MAX][PD_MAX_HASHES];
+	const unsigned k = t->k;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t h1 = h[i], h2 = pd_hash2(h[i]);
+
+		for (unsigned j = 0; j < k; j++) {
+			pos[i][j] = pd_range(h1 + j * h2, t->m);
+			pd_prefetch_w(&t->cell[pos[i][j]]);
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t now = ts[i] >> t->shift;
+		uint32_t now32 = (uint32_t)now;
+		uint32_t val[PD_MAX_HASHES];
+		unsigned live = 1;
+		uint32_t exp32;
+
+		tbf_advance(t, now);
+		for (unsigned j = 0; j < k; j++) {
+			val[j] = t->cell[pos[i][j]];
+			live &= (unsigned)tbf_live(val[j], now32);
+		}
+		if (live && t->kprime > 1) {
+			unsigned best = 0;
+
+			for (unsigned a = 0; a < k && best < t->kprime; a++) {
+				unsigned same = 0;
+
+				for (unsigned c = 0; c < k; c++)
+					same += val[c] == val[a];
+				if (same > best)
+					best = same;
+			}
+			live = best >= t->kprime;
+		}
+		v[i] = (uint8_t)live;
+		if (live)
+			continue;
+		exp32 = (uint32_t)(now + t->w_units);
+		if (exp32 == 0)
+			exp32 = 1;
+		for (unsigned j = 0; j < k; j++)
+			t->cell[pos[i][j]] = exp32;
+	}
+}
+
+static void tbf_reset(struct pd_filter *f)
+{
+	struct timerbf *t = (struct timerbf *)f;
+
+	tbf_clear(t);
+	t->started = 0;
+	t->max_now = 0;
+	t->last_sweep = 0;
+}
+
+static void tbf_destroy(struct pd_filter *f)
+{
+	struct timerbf *t = (struct timerbf *)f;
+
+	pd_free(t->cell, t->m * sizeof(uint32_t));
+	free(t);
+}
+
+static double tbf_state(const struct pd_filter *f)
+{
+	const struct timerbf *t = (const struct timerbf *)f;
+	uint64_t live = 0;
+
+	for (uint64_t i = 0; i < t->m; i++)
+		live += (uint64_t)tbf_live(t->cell[i], (uint32_t)t->max_now);
+	return (double)live / (double)t->m;
+}
+
+static const struct pd_filter_ops tbf_ops = {
+	.burst = tbf_burst,
+	.reset = tbf_reset,
+	.destroy = tbf_destroy,
+	.state = tbf_state,
+	.state_name = "fraction of live timers",
+};
+
+struct pd_filter *pd_timerbf_create(const struct pd_filter_params *p, struct pd_error *err)
+{
+	struct timerbf *t = calloc(1, sizeof(*t));
+
+	if (t == NULL) {
+		pd_err(err, PD_ENOMEM, "timerbf: out of memory");
+		return NULL;
+	}
+	t->base.ops = &tbf_ops;
+	t->k = p->k;
+	t->kprime = p->equal_timers;
+	while ((p->window >> t->shift) > TBF_UNITS_MAX)
+		t->shift++;
+	t->w_units = p->window >> t->shift;
+	t->m = p->memory_bytes / sizeof(uint32_t);
+	t->cell = pd_alloc_zero(t->m * sizeof(uint32_t));
+	if (t->cell == NULL) {
+		free(t);
+		pd_err(err, PD_ENOMEM, "timerbf: cannot allocate %llu bytes",
+		       (unsigned long long)p->memory_bytes);
+		return NULL;
+	}
+	t->base.memory_bits = t->m * 32;
+	t->base.footprint_bytes = t->m * sizeof(uint32_t);
+	return &t->base;
+}

@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Behaviour common to every filter, checked against an exact oracle on the raw keys:
+ * burst == one by one, seeds, invalid parameters, the error-free filters, timerbf windows.
+ */
+#include <stdio.h>
+
+#include "testutil.h"
+
+#define N_ALL PD_FILTER_COUNT
+
+static struct pd_filter_params small(enum pd_filter_type t, uint64_t seed)
+{
+	struct pd_filter_params p = {.type = t, .memory_bytes = 4096, .seed = seed,
+				     .target_fpr = 0.05};
+
+	if (t == PD_FILTER_TIMERBF)
+		p.window = 3000;
+	return p;
+}
+
+/* Every filter: one call on n keys == n calls of one key == calls of random sizes. */
+static void test_burst_equals_single(void **state)
+{
+	const size_t n = 20000;
+	uint64_t *k = tu_keys(n, 6000, 1);
+	uint8_t *a = malloc(n), *b = malloc(n), *c = malloc(n);
+	uint64_t r = 5;
+
+	(void)state;
+	for (unsigned t = 0; t < N_ALL; t++) {
+		struct pd_filter *f = tu_create(small((enum pd_filter_type)t, 42));
+		struct pd_filter *g = tu_create(small((enum pd_filter_type)t, 42));
+		struct pd_filter *h = tu_create(small((enum pd_filter_type)t, 42));
+		struct pd_filter_stats sf, sg;
+
+		pd_filter_burst_u64(f, k, NULL, a, n);
+		for (size_t i = 0; i < n; i++)
+			pd_filter_burst_u64(g, &k[i], NULL, &b[i], 1);
+		for (size_t i = 0; i < n;) {
+			size_t len = 1 + tu_splitmix(&r) % 150;
+
+			if (len > n - i)
+				len = n - i;
+			pd_filter_burst_u64(h, &k[i], NULL, &c[i], len);
+			i += len;
+		}
+		assert_memory_equal(a, b, n);
+		assert_memory_equal(a, c, n);
+		pd_filter_stats(f, &sf);
+		pd_filter_stats(g, &sg);
+		assert_int_equal(sf.keys, n);
+		assert_int_equal(sf.duplicates, sg.duplicates);
+		/* reset gives a filter that behaves as new */
+		pd_filter_reset(f);
+		pd_filter_burst_u64(f, k, NULL, b, n);
+		assert_memory_equal(a, b, n);
+		pd_filter_destroy(f);
+		pd_filter_destroy(g);
+		pd_filter_destroy(h);
+	}
+	free(k);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* Same seed, same verdicts; another seed, other verdicts (filters that make errors). */
+static void test_seeds(void **state)
+{
+	const size_t n = 50000;
+	uint64_t *k = tu_keys(n, 20000, 2);
+	uint8_t *a = malloc(n), *b = malloc(n), *c = malloc(n);
+
+	(void)state;
+	for (unsigned t = 0; t < N_ALL; t++) {
+		struct pd_filter *f, *g, *h;
+
+		if (t == PD_FILTER_EXACT || t == PD_FILTER_LRU)
+			continue; /* exact verdicts do not depend on the seed */
+		f = tu_create(small((enum pd_filter_type)t, 100));
+		g = tu_create(small((enum pd_filter_type)t, 100));
+		h = tu_create(small((enum pd_filter_type)t, 101));
+		pd_filter_burst_u64(f, k, NULL, a, n);
+		pd_filter_burst_u64(g, k, NULL, b, n);
+		pd_filter_burst_u64(h, k, NULL, c, n);
+		assert_memory_equal(a, b, n);
+		if (memcmp(a, c, n) == 0)
+			fail_msg("%s: seed 101 gave the verdicts of seed 100", pd_filter_type_name(t));
+		pd_filter_destroy(f);
+		pd_filter_destroy(g);
+		pd_filter_destroy(h);
+	}
+	free(k);
+	free(a);
+	free(b);
+	free(c);
+}
+
+static void expect_invalid(struct pd_filter_params p, const char *what)
+{
+	struct pd_error err = {0};
+	struct pd_filter *f = pd_filter_create(&p, &err);
+
+	if (f != NULL)
+		fail_msg("accepted invalid parameters: %s", what);
+	assert_int_not_equal(err.code, PD_OK);
+	assert_true(strlen(err.msg) > 0);
+}
+
+static void test_invalid_params(void **state)
+{
+	struct pd_error err = {0};
+
+	(void)state;
+	expect_invalid((struct pd_filter_params){.type = PD_FILTER_COUNT, .memory_bytes = 4096},
+		       "unknown type");
+	expect_invalid((struct pd_filter_params){.type = (enum pd_filter_type)-1,
+						 .memory_bytes = 4096}, "negative type");
+	for (unsigned t = 0; t < PD_FILTER_EXACT; t++) {
+		struct pd_filter_params p = small((enum pd_filter_type)t, 1);
+
+		p.memory_bytes = 0;
+		expect_invalid(p, "zero memory");
+		p.memory_bytes = 63;
+		expect_invalid(p, "memory below 64 bytes");
+		p.memory_bytes = 1ULL << 50;
+		expect_invalid(p, "memory above 1 TiB");
+		p = small((enum pd_filter_type)t, 1);
+		p.target_fpr = 1.5;
+		expect_invalid(p, "target_fpr >= 1");
+		p.target_fpr = -0.1;
+		expect_invalid(p, "target_fpr < 0");
+		if (t != PD_FILTER_TIMERBF) {
+			p = small((enum pd_filter_type)t, 1);
+			p.window = 100;
+			expect_invalid(p, "window on a filter without one");
+			p.window = 0;
+			p.equal_timers = 1;
+			expect_invalid(p, "equal_timers on a filter without timers");
+		}
+	}
+	{
+		struct pd_filter_params p = small(PD_FILTER_SBF, 1);
+
+		p.sbf_max = 256;
+		expect_invalid(p, "sbf Max 256");
+		p.sbf_max = 1;
+		p.k = PD_MAX_HASHES + 1;
+		expect_invalid(p, "sbf K too large");
+		p.k = 2;
+		p.sbf_p = 1000000;
+		expect_invalid(p, "sbf P above m");
+	}
+	{
+		struct pd_filter_params p = small(PD_FILTER_QHT, 1);
+
+		p.qht_b = 65;
+		p.qht_f = 8;
+		expect_invalid(p, "qht b 65");
+		p.qht_b = 4;
+		p.qht_f = 33;
+		expect_invalid(p, "qht f 33");
+		p.qht_b = 17;
+		p.qht_f = 30;
+		expect_invalid(p, "qht row beyond a cache line");
+	}
+	{
+		struct pd_filter_params p = small(PD_FILTER_RSBF, 1);
+
+		p.rsbf_pstar = 1.5;
+		expect_invalid(p, "rsbf p* > 1");
+		p = small(PD_FILTER_BSBF, 1);
+		p.k = 0;
+		p.memory_bytes = 64;
+		p.k = 9;
+		expect_invalid(p, "bsbf: arrays of less than one word");
+		p = small(PD_FILTER_FPBUFFERING, 1);
+		p.fpbuf_q = 2.0;
+		expect_invalid(p, "fpbuffering q > 1");
+		p = small(PD_FILTER_TIMERBF, 1);
+		p.k = 4;
+		p.equal_timers = 5;
+		expect_invalid(p, "equal timers > k");
+		p = small(PD_FILTER_EXACT, 1);
+		p.window = 10;
+		p.window_mode = (enum pd_window_mode)7;
+		expect_invalid(p, "bad window mode");
+		p = small(PD_FILTER_BLOOM, 1);
+		p.k = 17;
+		expect_invalid(p, "bloom k 17");
+	}
+	assert_null(pd_filter_create(NULL, &err));
+	assert_int_equal(err.code, PD_EINVAL);
+}
+
+/* exact: zero errors; lru: zero FP; bloom: zero FN; against the raw-key oracle. */
+static void test_error_free(void **state)
+{
+	const size_t n = 300000;
+	uint64_t *k = tu_keys(n, 100000, 3);
+	uint8_t *truth = tu_truth(k, n), *v = malloc(n);
+	struct tu_score s;
+	struct pd_filter *f;
+
+	(void)state;
+	k[17] = 0; /* the zero key and its repeat */
+	k[18] = 0;
+	free(truth);
+	truth = tu_truth(k, n);
+
+	f = tu_create((struct pd_filter_params){.type = PD_FILTER_EXACT, .seed = 4});
+	pd_filter_burst_u64(f, k, NULL, v, n);
+	assert_memory_equal(v, truth, n);
+	pd_filter_destroy(f);
+
+	f = tu_create((struct pd_filter_params){.type = PD_FILTER_LRU, .memory_bytes = 64 << 10,
+						.seed = 4});
+	pd_filter_burst_u64(f, k, NULL, v, n);
+	s = tu_score(truth, v, 0, n);
+	assert_int_equal(s.fp, 0);
+	assert_true(s.fn > 0); /* 8192 slots for 100000 keys: it must forget */
+	pd_filter_destroy(f);
+
+	f = tu_create((struct pd_filter_params){.type = PD_FILTER_BLOOM, .memory_bytes = 16 << 10,
+						.seed = 4, .k = 3});
+	pd_filter_burst_u64(f, k, NULL, v, n);
+	s = tu_score(truth, v, 0, n);
+	assert_int_equal(s.fn, 0);
+	assert_true(s.fp > 0);
+	pd_filter_destroy(f);
+	free(k);
+	free(truth);
+	free(v);
+}
+
+/* lru with room for everything is exact; fpbuffering's FP rate is q. */
+static void test_buffering(void **state)
+{
+	const size_t n = 200000;
+	uint64_t *k = tu_keys(n, 50000, 8);
+	uint8_t *truth = tu_truth(k, n), *v = malloc(n);
+	struct tu_score s;
+	struct pd_filter *f;
+	double fpr;
+
+	(void)state;
+	f = tu_create((struct pd_filter_params){.type = PD_FILTER_LRU, .memory_bytes = 1 << 20,
+						.seed = 4});
+	pd_filter_burst_u64(f, k, NULL, v, n);
+	assert_memory_equal(v, truth, n);
+	pd_filter_destroy(f);
+
+	f = tu_create((struct pd_filter_params){.type = PD_FILTER_FPBUFFERING,
+						.memory_bytes = 1 << 20, .seed = 4,
+						.fpbuf_q = 0.1});
+	pd_filter_burst_u64(f, k, NULL, v, n);
+	s = tu_score(truth, v, 0, n);
+	fpr = (double)s.fp / s.distinct;
+	assert_int_equal(s.fn, 0);
+	assert_true(fpr > 0.09 && fpr < 0.11);
+	pd_filter_destroy(f);
+	free(k);
+	free(truth);
+	free(v);
+}
+
+static uint8_t one(struct pd_filter *f, uint64_t key, uint64_t ts)
+{
+	uint8_t v;
+
+	pd_filter_burst_u64(f, &key, &ts, &v, 1);
+	return v;
+}
+
+static void test_timerbf_window(void **state)
+{
+	struct pd_filter_params p = {.type = PD_FILTER_TIMERBF, .memory_bytes = 1 << 20,
+				     .seed = 6, .k = 4, .window = 1000};
+	struct pd_filter *f = tu_create(p);
+
+	(void)state;
+	assert_int_equal(one(f, 1, 10000), PD_DISTINCT);
+	assert_int_equal(one(f, 1, 10001), PD_DUPLICATE);
+	assert_int_equal(one(f, 1, 10999), PD_DUPLICATE); /* gap 999 < W */
+	assert_int_equal(one(f, 1, 11000), PD_DISTINCT);  /* gap W: outside the window */
+	assert_int_equal(one(f, 1, 11500), PD_DUPLICATE);
+	assert_int_equal(one(f, 2, 11500), PD_DISTINCT);
+	assert_int_equal(one(f, 1, 11999), PD_DUPLICATE);
+	assert_int_equal(one(f, 1, 1ULL << 40), PD_DISTINCT); /* a jump past the 32-bit wrap */
+	assert_int_equal(one(f, 1, (1ULL << 40) + 999), PD_DUPLICATE);
+	pd_filter_destroy(f);
+
+	/* Long windows are kept in coarse units: verdicts far from the edge are unchanged. */
+	p.window = 1000000000ULL; /* 1 s in ns */
+	f = tu_create(p);
+	assert_int_equal(one(f, 9, 5), PD_DISTINCT);
+	assert_int_equal(one(f, 9, 900000000ULL), PD_DUPLICATE);
+	assert_int_equal(one(f, 9, 1100000000ULL), PD_DISTINCT);
+	pd_filter_destroy(f);
+
+	/* Without timestamps a window counts keys. */
+	p.window = 5;
+	f = tu_create(p);
+	{
+		uint64_t keys[] = {7, 1, 2, 3, 7, 4, 5, 6, 8, 9, 7};
+		uint8_t v[11], expect[11] = {0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+
+		/* key 7 at times 1 and 5: gap 4 < 5; then at 11: gap 10 from its last
+		 * delivered copy (time 1) */
+		pd_filter_burst_u64(f, keys, NULL, v, 11);
+		assert_memory_equal(v, expect, 11);
+	}
+	pd_filter_destroy(f);
+}
+
+/* Windowed timerbf against a brute-force delivered-window oracle on the raw keys. */
+static void test_timerbf_vs_oracle(void **state)
+{
+	const size_t n = 100000;
+	const uint64_t W = 2000;
+	uint64_t *k = tu_keys(n, 20000, 12);
+	uint8_t *v = malloc(n), *t = malloc(n);
+	uint64_t *last = calloc(20000, sizeof(uint64_t)); /* delivered time + 1, 0 = never */
+	struct pd_filter_params p = {.type = PD_FILTER_TIMERBF, .memory_bytes = 256 << 10,
+				     .seed = 6, .k = 6, .window = W};
+	struct pd_filter *f = tu_create(p);
+	struct pd_filter *e = tu_create((struct pd_filter_params){
+		.type = PD_FILTER_EXACT, .seed = 3, .window = W,
+		.window_mode = PD_WINDOW_DELIVERED});
+	struct tu_score s;
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t now = i + 1;
+
+		t[i] = last[k[i]] != 0 && now - (last[k[i]] - 1) < W;
+		if (!t[i])
+			last[k[i]] = now + 1;
+	}
+	pd_filter_burst_u64(f, k, NULL, v, n);
+	s = tu_score(t, v, 0, n);
+	printf("timerbf: FP %llu / %llu, FN %llu / %llu\n", (unsigned long long)s.fp,
+	       (unsigned long long)s.distinct, (unsigned long long)s.fn,
+	       (unsigned long long)s.dups);
+	assert_true((double)s.fp / s.distinct < 0.01);
+	/* a delivered key's timers stay live for W; FNs only follow an FP (a key the filter
+	 * did not deliver, so its timers were not written) */
+	assert_true(s.fn <= s.fp);
+	/* the windowed exact filter is the oracle itself */
+	pd_filter_burst_u64(e, k, NULL, v, n);
+	assert_memory_equal(v, t, n);
+	pd_filter_destroy(f);
+	pd_filter_destroy(e);
+	free(k);
+	free(v);
+	free(t);
+	free(last);
+}
+
+/* Windowed exact in seen mode against a brute-force oracle, with byte-string keys. */
+static void test_exact_seen_bytes(void **state)
+{
+	const size_t n = 50000;
+	const uint64_t W = 500;
+	uint64_t *k = tu_keys(n, 3000, 21);
+	uint64_t *last = calloc(3000, sizeof(uint64_t));
+	char (*buf)[16] = malloc(n * 16);
+	const void **ptr = malloc(n * sizeof(*ptr));
+	uint32_t *len = malloc(n * sizeof(*len));
+	uint64_t *ts = malloc(n * sizeof(*ts));
+	uint8_t *v = malloc(n), *t = malloc(n);
+	struct pd_filter *e = tu_create((struct pd_filter_params){
+		.type = PD_FILTER_EXACT, .seed = 3, .window = W, .window_mode = PD_WINDOW_SEEN});
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		ts[i] = 1000 + i * 3;
+		len[i] = (uint32_t)snprintf(buf[i], 16, "key-%llu", (unsigned long long)k[i]);
+		ptr[i] = buf[i];
+		t[i] = last[k[i]] != 0 && ts[i] - last[k[i]] < W;
+		last[k[i]] = ts[i];
+	}
+	pd_filter_burst(e, ptr, len, ts, v, n);
+	assert_memory_equal(v, t, n);
+	pd_filter_destroy(e);
+	free(k);
+	free(last);
+	free(buf);
+	free(ptr);
+	free(len);
+	free(ts);
+	free(v);
+	free(t);
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	for (unsigned t = 0; t < N_ALL; t++) {
+		enum pd_filter_type back;
+
+		assert_non_null(pd_filter_type_name((enum pd_filter_type)t));
+		assert_int_equal(pd_filter_type_parse(pd_filter_type_name(t), &back), 0);
+		assert_int_equal(back, t);
+	}
+	assert_null(pd_filter_type_name(PD_FILTER_COUNT));
+	assert_int_equal(pd_filter_type_parse("nope", &(enum pd_filter_type){0}), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_burst_equals_single),
+		cmocka_unit_test(test_seeds),
+		cmocka_unit_test(test_invalid_params),
+		cmocka_unit_test(test_error_free),
+		cmocka_unit_test(test_buffering),
+		cmocka_unit_test(test_timerbf_window),
+		cmocka_unit_test(test_timerbf_vs_oracle),
+		cmocka_unit_test(test_exact_seen_bytes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

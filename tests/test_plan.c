@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The planner against the papers' own numbers and formulas.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "testutil.h"
+
+static struct pd_plan plan(struct pd_filter_params p)
+{
+	struct pd_plan out;
+	struct pd_error err = {0};
+
+	if (pd_plan(&p, &out, &err) != 0)
+		fail_msg("plan %s: %s", pd_filter_type_name(p.type), err.msg);
+	return out;
+}
+
+/* 001 eq. 8 and eq. 17 are inverses; values quoted in 001 §4.1 and §5. */
+static void test_sbf_equations(void **state)
+{
+	(void)state;
+	/* Max = 1, K = 2, P = 4 is the paper's FPS = 10% setting: eq. 8 gives 1/9 */
+	assert_float_equal(pd_sbf_fps(1, 2, 4, 1e12), 1.0 / 9.0, 1e-6);
+	for (unsigned max = 1; max <= 7; max += 2)
+		for (unsigned k = 1; k <= 6; k++) {
+			double P = pd_sbf_p_for_fps(0.01, max, k, 1e6);
+
+			assert_float_equal(pd_sbf_fps(max, k, P, 1e6), 0.01, 1e-9);
+		}
+	/* "when Max = 1, FPS = 0.01 and K = 3 (the optimal K), the computed value of P is
+	 * 10" (eq. 17 gives 10.9) */
+	assert_int_equal(pd_sbf_best_k(1, 0.01, 1e7), 3);
+	assert_true(fabs(pd_sbf_p_for_fps(0.01, 1, 3, 1e7) - 10.9) < 0.1);
+	/* "FPS = 10% -> Max = 1, K = 2, P = 4" */
+	assert_int_equal(pd_sbf_best_k(1, 0.1, 1e7), 2);
+	assert_true(fabs(pd_sbf_p_for_fps(0.1, 1, 2, 1e7) - 4.3) < 0.1);
+	/* "when FPS = 0.1 and Max = 3, it is always between 2 and 3; when FPS = 0.01 and
+	 * Max = 3, it is always between 4 and 5" */
+	for (double m = 1e5; m <= 1e9; m *= 100) {
+		unsigned k1 = pd_sbf_best_k(3, 0.1, m), k2 = pd_sbf_best_k(3, 0.01, m);
+
+		printf("Max=3 m=%.0e: K(0.1)=%u K(0.01)=%u\n", m, k1, k2);
+		assert_true(k1 >= 2 && k1 <= 3);
+		assert_true(k2 >= 4 && k2 <= 5);
+	}
+}
+
+static void test_sbf_plan(void **state)
+{
+	struct pd_plan p;
+
+	(void)state;
+	p = plan((struct pd_filter_params){.type = PD_FILTER_SBF, .memory_bytes = 1 << 20,
+					   .target_fpr = 0.01});
+	assert_int_equal(p.params.sbf_max, 1);
+	assert_int_equal(p.params.k, 3);
+	assert_int_equal(p.params.sbf_p, 11);
+	assert_true(p.predicted_fpr <= 0.01 && p.predicted_fpr > 0.008);
+	/* user choices are kept */
+	p = plan((struct pd_filter_params){.type = PD_FILTER_SBF, .memory_bytes = 1 << 20,
+					   .sbf_max = 3, .k = 4, .sbf_p = 9});
+	assert_int_equal(p.params.sbf_max, 3);
+	assert_int_equal(p.params.k, 4);
+	assert_int_equal(p.params.sbf_p, 9);
+	assert_float_equal(p.predicted_fpr, pd_sbf_fps(3, 4, 9, (1 << 20) / 8 * 32.0), 1e-12);
+}
+
+static void test_qht_plan(void **state)
+{
+	const double targets[] = {0.1, 0.01, 1e-3, 1e-4, 1e-6, 1e-8};
+	const enum pd_filter_type types[] = {PD_FILTER_QHT, PD_FILTER_QHTD, PD_FILTER_QQHTD};
+
+	(void)state;
+	for (unsigned t = 0; t < 3; t++)
+		for (unsigned i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+			struct pd_plan p = plan((struct pd_filter_params){
+				.type = types[t], .memory_bytes = 1 << 20,
+				.target_fpr = targets[i]});
+			double S = ldexp(1.0, (int)p.params.qht_f) - 1.0;
+			double expect = types[t] == PD_FILTER_QHT ?
+						p.params.qht_b / S :
+						1.0 - pow(1.0 - 1.0 / S, p.params.qht_b);
+
+			assert_true(p.params.qht_b >= 1 && p.params.qht_f <= 32);
+			assert_float_equal(p.predicted_fpr, expect, 1e-15);
+			assert_true(p.predicted_fpr <= targets[i]);
+			/* one more fingerprint bit would not be needed: f is minimal */
+			if (p.params.qht_f > 1) {
+				double S1 = ldexp(1.0, (int)p.params.qht_f - 1) - 1.0;
+
+				assert_true(p.params.qht_b / S1 > targets[i] * 0.999 ||
+					    types[t] != PD_FILTER_QHT);
+			}
+		}
+	/* the brief's example: f = 16, b = 8 -> about 1.2e-4 */
+	{
+		struct pd_plan p = plan((struct pd_filter_params){
+			.type = PD_FILTER_QHT, .memory_bytes = 1 << 20, .qht_b = 8, .qht_f = 16});
+
+		assert_true(fabs(p.predicted_fpr - 1.22e-4) < 0.01e-4);
+	}
+}
+
+static void test_bloom_plan(void **state)
+{
+	struct pd_plan p;
+	double m = 8.0 * (1 << 20);
+
+	(void)state;
+	/* k = (m/n) ln 2 for an expected n */
+	p = plan((struct pd_filter_params){.type = PD_FILTER_BLOOM, .memory_bytes = 1 << 20,
+					   .expected_n = 1000000});
+	assert_int_equal(p.params.k, (unsigned)round(m / 1e6 * log(2.0)));
+	assert_float_equal(p.predicted_fpr, pow(1 - exp(-p.params.k * 1e6 / m), p.params.k),
+			   1e-12);
+	/* without n: k = ceil(log2 1/p) and the capacity where the FPR reaches p */
+	p = plan((struct pd_filter_params){.type = PD_FILTER_BLOOM, .memory_bytes = 1 << 20,
+					   .target_fpr = 0.001});
+	assert_int_equal(p.params.k, 10);
+	assert_true(fabs(p.predicted_fpr - 0.001) < 1e-5);
+	/* m = -n ln p / (ln 2)^2 at optimum: capacity close to m (ln 2)^2 / ln(1/p) */
+	assert_true(fabs((double)p.capacity - m * log(2) * log(2) / log(1000.0)) <
+		    0.02 * p.capacity);
+}
+
+static void test_other_plans(void **state)
+{
+	struct pd_plan p;
+
+	(void)state;
+	/* RSBF: k = mean(1, ln FPR_t / ln(1 - 1/e)); FPR_t = 0.1 gives (1 + 5.02)/2 = 3 */
+	p = plan((struct pd_filter_params){.type = PD_FILTER_RSBF, .memory_bytes = 1 << 20,
+					   .target_fpr = 0.1});
+	assert_int_equal(p.params.k, 3);
+	assert_float_equal(p.params.rsbf_pstar, 0.03, 1e-12);
+	p = plan((struct pd_filter_params){.type = PD_FILTER_BSBF, .memory_bytes = 1 << 20});
+	assert_int_equal(p.params.k, 2);
+	p = plan((struct pd_filter_params){.type = PD_FILTER_FPBUFFERING,
+					   .memory_bytes = 1 << 20, .target_fpr = 0.02});
+	assert_float_equal(p.params.fpbuf_q, 0.02, 1e-12);
+	p = plan((struct pd_filter_params){.type = PD_FILTER_TIMERBF, .memory_bytes = 1 << 20});
+	assert_int_equal(p.params.window, p.capacity);
+	p = plan((struct pd_filter_params){.type = PD_FILTER_EXACT});
+	assert_float_equal(p.predicted_fpr, 0.0, 0.0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sbf_equations),
+		cmocka_unit_test(test_sbf_plan),
+		cmocka_unit_test(test_qht_plan),
+		cmocka_unit_test(test_bloom_plan),
+		cmocka_unit_test(test_other_plans),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
