@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Install what the build and the tests need, when it is missing (Debian 12).
+# Root installs with apt-get, non-interactively; otherwise the missing packages are
+# listed with the command to install them.
+set -euo pipefail
+
+pkgs=(gcc pkg-config meson ninja-build libxxhash-dev libcmocka-dev python3)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "pktdedup: missing packages: ${missing[*]}" >&2
+	echo "install them with: sudo apt-get install -y ${missing[*]}" >&2
+	exit 1
+fi
+echo "pktdedup: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

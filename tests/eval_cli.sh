@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# pktdedup-eval end to end: --keys/--verdicts round trip scored by an independent script,
+# the acceptance command for every filter, the planner, and option errors (exit 2).
+set -euo pipefail
+eval_bin=$1
+src=$(cd "$(dirname "$0")" && pwd)
+py=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# 1. Round trip: keys written by Python (with 0 and 2^64-1), verdicts scored by Python.
+"$py" - "$tmp/keys.bin" <<'PY'
+import random, struct, sys
+r = random.Random(7)
+keys = [r.randrange(0, 40000) * 0x9E3779B97F4A7C15 % 2**64 for _ in range(200000)]
+keys[10:14] = [0, 2**64 - 1, 0, 2**64 - 1]
+open(sys.argv[1], "wb").write(b"".join(struct.pack("<Q", k) for k in keys))
+PY
+for f in qqhtd sbf exact lru timerbf; do
+	w=()
+	[ $f = timerbf ] && w=(--window 5000)
+	"$eval_bin" --filter $f --memory 64K --keys "$tmp/keys.bin" --verdicts "$tmp/v.bin" \
+		"${w[@]}" --json > "$tmp/out.json"
+	want=$("$py" "$src/score_verdicts.py" "$tmp/keys.bin" "$tmp/v.bin" "${w[1]:-0}")
+	"$py" - "$tmp/out.json" "$want" "$f" <<'PY' && ok "round trip $f" || bad "round trip $f"
+import json, sys
+got = json.load(open(sys.argv[1]))
+want = json.loads(sys.argv[2])
+f = sys.argv[3]
+fields = ["n", "distinct", "fp", "fn"]
+diff = {k: (got[k], want[k]) for k in fields if got[k] != want[k]}
+if f == "exact" and (got["fp"] or got["fn"]):
+    diff["exact errors"] = (got["fp"], got["fn"])
+if diff:
+    print(diff)
+    sys.exit(1)
+PY
+done
+
+# 2. The acceptance command works for every filter and prints the JSON fields.
+for f in sbf rsbf bsbf bsbfsd rlbsbf qht qhtd qqhtd bloom lru fpbuffering timerbf exact; do
+	if "$eval_bin" --filter $f --memory 8M --stream uniform --n 10000000 --distinct 0.15 \
+		--json > "$tmp/$f.json" &&
+		"$py" - "$tmp/$f.json" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+need = ["filter", "memory_bytes", "n", "distinct", "duplicates", "fp", "fn", "fpr", "fnr",
+        "error_rate", "keys_per_sec"]
+missing = [k for k in need if k not in o]
+assert not missing, missing
+assert o["n"] == 10000000 and o["distinct"] + o["duplicates"] == o["n"]
+if o["filter"] != "timerbf":  # timerbf is scored against the windowed oracle
+    assert abs(o["distinct"] / o["n"] - 0.15) < 0.002, o["distinct"]
+assert o["keys_per_sec"] > 0
+PY
+	then ok "10M keys $f"; else bad "10M keys $f"; fi
+done
+
+# 3. Zipf stream and the table output.
+"$eval_bin" --stream zipf --n 100000 --alpha 1.1 --universe 50000 --memory 256K \
+	> "$tmp/zipf.txt" && [ "$(grep -c '' "$tmp/zipf.txt")" -eq 15 ] &&
+	ok "zipf table" || bad "zipf table"
+
+# 4. The planner prints parameters and a predicted FPR.
+"$eval_bin" --plan --filter qqhtd --memory 64M --fpr 1e-6 > "$tmp/plan.txt" &&
+	grep -q "qqhtd .*b=[0-9]* f=[0-9]*" "$tmp/plan.txt" && ok "plan" || bad "plan"
+
+# 5. Bad options: exit 2 and a message naming the option.
+expect_2() {
+	local what=$1
+	shift
+	local rc=0
+	"$eval_bin" "$@" > /dev/null 2> "$tmp/err.txt" || rc=$?
+	if [ $rc -eq 2 ] && grep -q -- "$what" "$tmp/err.txt"; then
+		ok "rejects $*"
+	else
+		bad "rc=$rc for $* ($(cat "$tmp/err.txt"))"
+	fi
+}
+printf 'abc' > "$tmp/odd.bin"
+expect_2 --filter --filter nope
+expect_2 --memory --memory 8X
+expect_2 --memory --memory -1
+expect_2 --n --n -5
+expect_2 --distinct --distinct 1.5
+expect_2 --keys --keys "$tmp/missing.bin"
+expect_2 "multiple of 8" --keys "$tmp/odd.bin"
+expect_2 --verdicts --verdicts "$tmp/x"
+expect_2 "unknown option" --bogus
+expect_2 "qht_f" --filter qht --f 40
+expect_2 "window" --filter qht --window 10
+expect_2 --alpha --alpha 2
+
+echo "eval_cli: $fails failure(s)"
+[ $fails -eq 0 ]
