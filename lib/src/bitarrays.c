@@ -90,6 +90,19 @@ static void ba_clear_next_set(struct ba *b, unsigned j, uint64_t pos)
 	}
 }
 
+/* The probe lines of a key and the lines its random resets may touch. */
+static inline void ba_prefetch(struct ba *b, const uint64_t *pos, const uint64_t *rnd)
+{
+	for (unsigned j = 0; j < b->k; j++)
+		pd_prefetch_w(ba_word(b, j, pos[j]));
+	if (b->type == PD_FILTER_BSBFSD) {
+		pd_prefetch_w(ba_word(b, (unsigned)pd_range(rnd[0], b->k), pd_range(rnd[1], b->s)));
+		return;
+	}
+	for (unsigned j = 0; j < b->k; j++)
+		pd_prefetch_w(ba_word(b, j, pd_range(rnd[j], b->s)));
+}
+
 static void ba_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		     unsigned n)
 {
@@ -97,6 +110,7 @@ static void ba_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
 	const unsigned k = b->k;
 	uint64_t pos[PD_BURST_MAX][PD_MAX_HASHES];
 	uint64_t rnd[PD_BURST_MAX][2 * PD_MAX_HASHES];
+	const unsigned ahead = pd_ahead(2 * k);
 	unsigned ndraw;
 
 	(void)ts;
@@ -115,34 +129,24 @@ static void ba_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
 		break;
 	}
 
-	/* Pass 1: probe positions and random draws; prefetch every line they name. */
+	/* Pass 1: probe positions and random draws of every key. */
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t h1 = h[i], h2 = pd_hash2(h[i]);
 
-		for (unsigned j = 0; j < k; j++) {
+		for (unsigned j = 0; j < k; j++)
 			pos[i][j] = pd_range(h1 + j * h2, b->s);
-			pd_prefetch_w(ba_word(b, j, pos[i][j]));
-		}
 		for (unsigned j = 0; j < ndraw; j++)
 			rnd[i][j] = pd_prng_next(&f->prng);
-		switch (b->type) {
-		case PD_FILTER_BSBFSD:
-			pd_prefetch_w(ba_word(b, (unsigned)pd_range(rnd[i][0], k),
-					      pd_range(rnd[i][1], b->s)));
-			break;
-		case PD_FILTER_RSBF:
-		case PD_FILTER_BSBF:
-		case PD_FILTER_RLBSBF:
-		default:
-			for (unsigned j = 0; j < k; j++)
-				pd_prefetch_w(ba_word(b, j, pd_range(rnd[i][j], b->s)));
-			break;
-		}
+		if (i < ahead)
+			ba_prefetch(b, pos[i], rnd[i]);
 	}
 
-	/* Pass 2: probe and update in key order. */
+	/* Pass 2: probe and update in key order, lines of key i + ahead in flight. */
 	for (unsigned i = 0; i < n; i++) {
 		unsigned dup = 1;
+
+		if (i + ahead < n)
+			ba_prefetch(b, pos[i + ahead], rnd[i + ahead]);
 
 		for (unsigned j = 0; j < k; j++)
 			dup &= (unsigned)ba_test(b, j, pos[i][j]);

@@ -123,6 +123,23 @@ static inline double pd_prng_unit(struct pd_prng *r)
 
 void pd_prng_seed(struct pd_prng *r, uint64_t seed);
 
+/*
+ * Keys whose lines are in flight ahead of the one being probed. Prefetching a whole burst
+ * at once overflows the core's miss buffers (the excess prefetches are dropped); a
+ * sliding distance keeps them full. Tuned on the qht family at 64 MiB.
+ */
+#ifndef PD_PREFETCH_AHEAD
+#define PD_PREFETCH_AHEAD 16
+#endif
+
+/* Keys ahead for a filter touching `lines` random cache lines per key. */
+static inline unsigned pd_ahead(unsigned lines)
+{
+	unsigned a = PD_PREFETCH_AHEAD / (lines ? lines : 1);
+
+	return a < 2 ? 2 : a;
+}
+
 static inline void pd_prefetch_w(const void *p)
 {
 	__builtin_prefetch(p, 1, 3);

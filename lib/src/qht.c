@@ -108,13 +108,18 @@ static void qht_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 	for (unsigned i = 0; i < n; i++) {
 		row[i] = &q->rows[pd_range(h[i], q->n) * q->rw];
 		fp[i] = 1 + pd_range(pd_hash2(h[i]), q->fpmax);
-		pd_prefetch_w(row[i]);
+		if (i < PD_PREFETCH_AHEAD)
+			pd_prefetch_w(row[i]);
 		if (!queued)
 			rnd[i] = pd_prng_next(&f->prng);
 	}
 	for (unsigned i = 0; i < n; i++) {
-		int dup = qht_find(q, row[i], fp[i]);
+		int dup;
 		int e;
+
+		if (i + PD_PREFETCH_AHEAD < n)
+			pd_prefetch_w(row[i + PD_PREFETCH_AHEAD]);
+		dup = qht_find(q, row[i], fp[i]);
 
 		v[i] = (uint8_t)dup;
 		if (queued) {

@@ -83,6 +83,14 @@ static inline void sbf_decrement(struct sbf *s, struct sbf_pos start)
 	}
 }
 
+static inline void sbf_prefetch(const struct sbf *s, const struct sbf_pos *pos,
+				struct sbf_pos dec)
+{
+	for (unsigned j = 0; j < s->K; j++)
+		pd_prefetch_w(&s->w[pos[j].word]);
+	pd_prefetch_w(&s->w[dec.word]);
+}
+
 static void sbf_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		      unsigned n)
 {
@@ -91,21 +99,25 @@ static void sbf_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 	struct sbf_pos dec[PD_BURST_MAX];
 	const unsigned K = s->K;
 
+	const unsigned ahead = pd_ahead(K + 1);
+
 	(void)ts;
-	/* Pass 1: positions, the random decrement start, prefetch all of them. */
+	/* Pass 1: positions and the random decrement start of every key. */
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t h1 = h[i], h2 = pd_hash2(h[i]);
 
-		for (unsigned j = 0; j < K; j++) {
+		for (unsigned j = 0; j < K; j++)
 			pos[i][j] = sbf_locate(s, h1 + j * h2);
-			pd_prefetch_w(&s->w[pos[i][j].word]);
-		}
 		dec[i] = sbf_locate(s, pd_prng_next(&f->prng));
-		pd_prefetch_w(&s->w[dec[i].word]);
+		if (i < ahead)
+			sbf_prefetch(s, pos[i], dec[i]);
 	}
-	/* Pass 2: probe, decrement, set; in key order. */
+	/* Pass 2: probe, decrement, set; in key order, lines of key i + ahead in flight. */
 	for (unsigned i = 0; i < n; i++) {
 		unsigned dup = 1;
+
+		if (i + ahead < n)
+			sbf_prefetch(s, pos[i + ahead], dec[i + ahead]);
 
 		for (unsigned j = 0; j < K; j++)
 			dup &= ((s->w[pos[i][j].word] >> pos[i][j].shift) & s->cellmask) != 0;

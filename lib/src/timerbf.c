@@ -91,12 +91,15 @@ static void tbf_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 	uint64_t pos[PD_BURST_MAX][PD_MAX_HASHES];
 	const unsigned k = t->k;
 
+	const unsigned ahead = pd_ahead(k);
+
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t h1 = h[i], h2 = pd_hash2(h[i]);
 
 		for (unsigned j = 0; j < k; j++) {
 			pos[i][j] = pd_range(h1 + j * h2, t->m);
-			pd_prefetch_w(&t->cell[pos[i][j]]);
+			if (i < ahead)
+				pd_prefetch_w(&t->cell[pos[i][j]]);
 		}
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -106,6 +109,9 @@ static void tbf_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 		unsigned live = 1;
 		uint32_t exp32;
 
+		if (i + ahead < n)
+			for (unsigned j = 0; j < k; j++)
+				pd_prefetch_w(&t->cell[pos[i + ahead][j]]);
 		tbf_advance(t, now);
 		for (unsigned j = 0; j < k; j++) {
 			val[j] = t->cell[pos[i][j]];
