@@ -93,6 +93,7 @@ expect_2 "unknown option" --bogus
 expect_2 "qht_f" --filter qht --f 40
 expect_2 "window" --filter qht --window 10
 expect_2 --alpha --alpha 2
+expect_2 "needs a value" --memory
 
 echo "eval_cli: $fails failure(s)"
 [ $fails -eq 0 ]

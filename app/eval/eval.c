@@ -221,7 +221,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->truth_mode = PD_WINDOW_SEEN;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		const char *a = optarg;
 		const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
 		int r = 0;
