@@ -147,7 +147,6 @@ static void ba_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
 
 		if (i + ahead < n)
 			ba_prefetch(b, pos[i + ahead], rnd[i + ahead]);
-
 		for (unsigned j = 0; j < k; j++)
 			dup &= (unsigned)ba_test(b, j, pos[i][j]);
 		v[i] = (uint8_t)dup;

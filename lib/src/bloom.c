@@ -16,31 +16,34 @@ struct bloom {
 	unsigned k;
 };
 
+static inline void bloom_prefetch(const struct bloom *b, const uint64_t *pos)
+{
+	for (unsigned j = 0; j < b->k; j++)
+		pd_prefetch_w(&b->bits[pos[j] >> 6]);
+}
+
 static void bloom_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 			unsigned n)
 {
 	struct bloom *b = (struct bloom *)f;
 	uint64_t pos[PD_BURST_MAX][PD_MAX_HASHES];
 	const unsigned k = b->k;
-
 	const unsigned ahead = pd_ahead(k);
 
 	(void)ts;
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t h1 = h[i], h2 = pd_hash2(h[i]);
 
-		for (unsigned j = 0; j < k; j++) {
+		for (unsigned j = 0; j < k; j++)
 			pos[i][j] = pd_range(h1 + j * h2, b->m);
-			if (i < ahead)
-				pd_prefetch_w(&b->bits[pos[i][j] >> 6]);
-		}
+		if (i < ahead)
+			bloom_prefetch(b, pos[i]);
 	}
 	for (unsigned i = 0; i < n; i++) {
 		unsigned dup = 1;
 
 		if (i + ahead < n)
-			for (unsigned j = 0; j < k; j++)
-				pd_prefetch_w(&b->bits[pos[i + ahead][j] >> 6]);
+			bloom_prefetch(b, pos[i + ahead]);
 
 		for (unsigned j = 0; j < k; j++) {
 			uint64_t *w = &b->bits[pos[i][j] >> 6];

@@ -124,9 +124,9 @@ static inline double pd_prng_unit(struct pd_prng *r)
 void pd_prng_seed(struct pd_prng *r, uint64_t seed);
 
 /*
- * Keys whose lines are in flight ahead of the one being probed. Prefetching a whole burst
- * at once overflows the core's miss buffers (the excess prefetches are dropped); a
- * sliding distance keeps them full. Tuned on the qht family at 64 MiB.
+ * Cache lines kept in flight ahead of the key being probed. Prefetching a whole burst at
+ * once was slower than a sliding distance (more misses outstanding than the core can
+ * track); measured on qqhtd at 64 MiB, docs/speed.md.
  */
 #ifndef PD_PREFETCH_AHEAD
 #define PD_PREFETCH_AHEAD 16

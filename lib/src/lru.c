@@ -38,7 +38,7 @@ struct lru {
 
 static inline uint64_t lru_home(const struct lru *l, uint64_t h)
 {
-	return (h >> 20) & l->mask; /* low bits of XXH3 are as good; skip those pd_range uses */
+	return (h >> 20) & l->mask; /* any XXH3 bits are uniform; these skip the lowest */
 }
 
 static void lru_unlink(struct lru *l, uint32_t n)

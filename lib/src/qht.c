@@ -103,12 +103,13 @@ static void qht_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 	uint64_t fp[PD_BURST_MAX];
 	uint64_t rnd[PD_BURST_MAX];
 	const int queued = q->type == PD_FILTER_QQHTD;
+	const unsigned ahead = pd_ahead(1);
 
 	(void)ts;
 	for (unsigned i = 0; i < n; i++) {
 		row[i] = &q->rows[pd_range(h[i], q->n) * q->rw];
 		fp[i] = 1 + pd_range(pd_hash2(h[i]), q->fpmax);
-		if (i < PD_PREFETCH_AHEAD)
+		if (i < ahead)
 			pd_prefetch_w(row[i]);
 		if (!queued)
 			rnd[i] = pd_prng_next(&f->prng);
@@ -117,8 +118,8 @@ static void qht_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 		int dup;
 		int e;
 
-		if (i + PD_PREFETCH_AHEAD < n)
-			pd_prefetch_w(row[i + PD_PREFETCH_AHEAD]);
+		if (i + ahead < n)
+			pd_prefetch_w(row[i + ahead]);
 		dup = qht_find(q, row[i], fp[i]);
 
 		v[i] = (uint8_t)dup;

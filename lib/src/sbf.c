@@ -98,7 +98,6 @@ static void sbf_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 	struct sbf_pos pos[PD_BURST_MAX][PD_MAX_HASHES];
 	struct sbf_pos dec[PD_BURST_MAX];
 	const unsigned K = s->K;
-
 	const unsigned ahead = pd_ahead(K + 1);
 
 	(void)ts;

@@ -84,23 +84,27 @@ static inline void tbf_advance(struct timerbf *t, uint64_t now)
 	t->max_now = now;
 }
 
+static inline void tbf_prefetch(const struct timerbf *t, const uint64_t *pos)
+{
+	for (unsigned j = 0; j < t->k; j++)
+		pd_prefetch_w(&t->cell[pos[j]]);
+}
+
 static void tbf_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		      unsigned n)
 {
 	struct timerbf *t = (struct timerbf *)f;
 	uint64_t pos[PD_BURST_MAX][PD_MAX_HASHES];
 	const unsigned k = t->k;
-
 	const unsigned ahead = pd_ahead(k);
 
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t h1 = h[i], h2 = pd_hash2(h[i]);
 
-		for (unsigned j = 0; j < k; j++) {
+		for (unsigned j = 0; j < k; j++)
 			pos[i][j] = pd_range(h1 + j * h2, t->m);
-			if (i < ahead)
-				pd_prefetch_w(&t->cell[pos[i][j]]);
-		}
+		if (i < ahead)
+			tbf_prefetch(t, pos[i]);
 	}
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t now = ts[i] >> t->shift;
@@ -110,8 +114,7 @@ static void tbf_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 		uint32_t exp32;
 
 		if (i + ahead < n)
-			for (unsigned j = 0; j < k; j++)
-				pd_prefetch_w(&t->cell[pos[i + ahead][j]]);
+			tbf_prefetch(t, pos[i + ahead]);
 		tbf_advance(t, now);
 		for (unsigned j = 0; j < k; j++) {
 			val[j] = t->cell[pos[i][j]];
