@@ -91,6 +91,64 @@ static inline void sbf_prefetch(const struct sbf *s, const struct sbf_pos *pos,
 	pd_prefetch_w(&s->w[dec.word]);
 }
 
+/*
+ * Max = 1 (d = 1, the planner's choice): a cell is a bit and mulhi(g, 64 * nwords) is
+ * exactly the word * 64 + slot that sbf_locate computes, with one multiply. Decrementing a
+ * 1-bit cell clears it. Fields are copied to locals: the stores into w would otherwise
+ * force the compiler to reload them for every key.
+ */
+static void sbf1_burst(struct sbf *s, const uint64_t *h, uint8_t *v, unsigned n)
+{
+	uint64_t bit[PD_BURST_MAX][PD_MAX_HASHES];
+	uint64_t dec[PD_BURST_MAX];
+	uint64_t *const w = s->w;
+	const uint64_t m = s->m;
+	const uint64_t nwords = s->nwords;
+	const unsigned K = s->K;
+	const unsigned P = s->P;
+	const unsigned ahead = pd_ahead(K + 1);
+	struct pd_prng prng = s->base.prng;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t h1 = h[i], h2 = pd_hash2(h[i]);
+
+		for (unsigned j = 0; j < K; j++)
+			bit[i][j] = (uint64_t)(((pd_u128)(h1 + j * h2) * m) >> 64);
+		dec[i] = (uint64_t)(((pd_u128)pd_prng_next(&prng) * m) >> 64);
+		if (i < ahead) {
+			for (unsigned j = 0; j < K; j++)
+				pd_prefetch_w(&w[bit[i][j] >> 6]);
+			pd_prefetch_w(&w[dec[i] >> 6]);
+		}
+	}
+	s->base.prng = prng;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned dup = 1;
+
+		if (i + ahead < n) {
+			for (unsigned j = 0; j < K; j++)
+				pd_prefetch_w(&w[bit[i + ahead][j] >> 6]);
+			pd_prefetch_w(&w[dec[i + ahead] >> 6]);
+		}
+		for (unsigned j = 0; j < K; j++)
+			dup &= (unsigned)(w[bit[i][j] >> 6] >> (bit[i][j] & 63));
+		v[i] = (uint8_t)(dup & 1);
+		/* Clear P bits from dec[i], wrapping at m. */
+		for (uint64_t b = dec[i], left = P; left > 0;) {
+			unsigned sh = (unsigned)(b & 63);
+			uint64_t cnt = 64 - sh < left ? 64 - sh : left;
+			uint64_t mask = (cnt == 64 ? ~0ULL : (1ULL << cnt) - 1) << sh;
+			uint64_t word = b >> 6;
+
+			w[word] &= ~mask;
+			left -= cnt;
+			b = word + 1 == nwords ? 0 : (word + 1) * 64;
+		}
+		for (unsigned j = 0; j < K; j++)
+			w[bit[i][j] >> 6] |= 1ULL << (bit[i][j] & 63);
+	}
+}
+
 static void sbf_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		      unsigned n)
 {
@@ -101,6 +159,10 @@ static void sbf_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 	const unsigned ahead = pd_ahead(K + 1);
 
 	(void)ts;
+	if (s->d == 1) {
+		sbf1_burst(s, h, v, n);
+		return;
+	}
 	/* Pass 1: positions and the random decrement start of every key. */
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t h1 = h[i], h2 = pd_hash2(h[i]);
