@@ -4,7 +4,10 @@
 # listed with the command to install them.
 set -euo pipefail
 
-pkgs=(gcc pkg-config meson ninja-build libxxhash-dev libcmocka-dev python3)
+# build: compiler, meson, xxHash, libpcap; tests: cmocka, clang and its runtimes for
+# libFuzzer, python3 with scapy for the fixture generator.
+pkgs=(gcc pkg-config meson ninja-build libxxhash-dev libpcap-dev libcmocka-dev clang
+	libclang-rt-14-dev python3 python3-scapy)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

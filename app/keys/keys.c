@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pktdedup-keys: print the dedup key that pktdedup extracts from every frame of a pcap,
+ * or why there is none, and count them. The library's parser (pd_key.h) with libpcap
+ * around it; no DPDK.
+ *
+ *   pktdedup-keys --key packet pcap/mirror.pcap
+ *   pktdedup-keys --key click --click-param id --summary pcap/keys.pcap
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pktdedup/pd_filter.h>
+#include <pktdedup/pd_key.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: pktdedup-keys [options] FILE.pcap\n"
+		"\n"
+		"Print the key pktdedup extracts from each frame: one line per frame,\n"
+		"  <index> ok <key as hex>     or     <index> <reason>\n"
+		"\n"
+		"  --key MODE            flow | srcip | click | packet (default flow)\n"
+		"  --click-param NAME    click: key on this query parameter's value instead of\n"
+		"                        the method and request target\n"
+		"  --ignore LIST         packet: fields zeroed, comma-separated among ttl,\n"
+		"                        checksum, dscp, ipid, or none (default ttl,checksum)\n"
+		"  --compare-from L      packet: l3 (default; L2 header and VLAN tags left out)\n"
+		"                        or l2 (whole frame, MACs and tags included)\n"
+		"  --frag POLICY         flow: non-first fragments are 'unparseable' (default)\n"
+		"                        or keyed on addresses and protocol, 'l3'\n"
+		"  --summary             only the counts: frames, keys, distinct keys, and\n"
+		"                        frames per reason\n"
+		"  --help                this text\n"
+		"\n"
+		"Exit status: 0 done, 1 the pcap cannot be read, 2 bad options.\n");
+}
+
+static int parse_ignore(const char *s, uint32_t *out)
+{
+	char buf[128], *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	*out = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (strcmp(t, "ttl") == 0)
+			*out |= PD_IGNORE_TTL;
+		else if (strcmp(t, "checksum") == 0)
+			*out |= PD_IGNORE_CHECKSUM;
+		else if (strcmp(t, "dscp") == 0)
+			*out |= PD_IGNORE_DSCP;
+		else if (strcmp(t, "ipid") == 0)
+			*out |= PD_IGNORE_IPID;
+		else if (strcmp(t, "none") != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"key", required_argument, NULL, 'k'},
+		{"click-param", required_argument, NULL, 'p'},
+		{"ignore", required_argument, NULL, 'i'},
+		{"compare-from", required_argument, NULL, 'f'},
+		{"frag", required_argument, NULL, 'g'},
+		{"summary", no_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct pd_key_config cfg;
+	const char *mode = "flow", *param = NULL, *ignore = NULL, *from = NULL, *frag = NULL;
+	int summary = 0, c, m;
+	char errbuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	uint64_t count[PD_KEY_REASON_COUNT] = {0}, frames = 0, distinct = 0;
+	struct pd_filter *exact;
+	struct pd_filter_params fp = {.type = PD_FILTER_EXACT, .seed = 1};
+	struct pd_error err;
+	uint8_t *key = NULL;
+	char *hex = NULL;
+	size_t cap = 0;
+	pcap_t *pc;
+	int rc = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k': mode = optarg; break;
+		case 'p': param = optarg; break;
+		case 'i': ignore = optarg; break;
+		case 'f': from = optarg; break;
+		case 'g': frag = optarg; break;
+		case 's': summary = 1; break;
+		case 'h': usage(stdout); return 0;
+		default:
+			if (optopt != 0)
+				fprintf(stderr, "pktdedup-keys: option %s needs a value\n",
+					argv[optind - 1]);
+			else
+				fprintf(stderr, "pktdedup-keys: unknown option %s\n", argv[optind - 1]);
+			fprintf(stderr, "try: pktdedup-keys --help\n");
+			return 2;
+		}
+	}
+	m = pd_key_mode_from_name(mode);
+	if (m < 0) {
+		fprintf(stderr, "pktdedup-keys: --key %s: expected flow, srcip, click or packet\n",
+			mode);
+		return 2;
+	}
+	pd_key_config_init(&cfg, (enum pd_key_mode)m);
+	if (param != NULL) {
+		if (cfg.mode != PD_KEY_CLICK || param[0] == '\0' ||
+		    strlen(param) > PD_KEY_PARAM_MAX || strpbrk(param, "&=? ") != NULL) {
+			fprintf(stderr, "pktdedup-keys: --click-param %s: needs --key click and a name"
+				" of 1 to %d characters without & = ? or space\n", param,
+				PD_KEY_PARAM_MAX);
+			return 2;
+		}
+		strcpy(cfg.click_param, param);
+	}
+	if (ignore != NULL && (cfg.mode != PD_KEY_PACKET || parse_ignore(ignore, &cfg.ignore))) {
+		fprintf(stderr, "pktdedup-keys: --ignore %s: needs --key packet and a list among"
+			" ttl,checksum,dscp,ipid (or none)\n", ignore);
+		return 2;
+	}
+	if (from != NULL) {
+		if (cfg.mode != PD_KEY_PACKET || (strcmp(from, "l2") && strcmp(from, "l3"))) {
+			fprintf(stderr, "pktdedup-keys: --compare-from %s: needs --key packet and"
+				" l2 or l3\n", from);
+			return 2;
+		}
+		cfg.from = strcmp(from, "l2") == 0 ? PD_FROM_L2 : PD_FROM_L3;
+	}
+	if (frag != NULL) {
+		if (cfg.mode != PD_KEY_FLOW || (strcmp(frag, "l3") && strcmp(frag, "unparseable"))) {
+			fprintf(stderr, "pktdedup-keys: --frag %s: needs --key flow and unparseable"
+				" or l3\n", frag);
+			return 2;
+		}
+		cfg.frag = strcmp(frag, "l3") == 0 ? PD_FRAG_L3 : PD_FRAG_UNPARSEABLE;
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "pktdedup-keys: %s\ntry: pktdedup-keys --help\n",
+			optind == argc ? "which pcap file?" : "one pcap file at a time");
+		return 2;
+	}
+
+	pc = pcap_open_offline(argv[optind], errbuf);
+	if (pc == NULL) {
+		fprintf(stderr, "pktdedup-keys: %s\n", errbuf); /* names the file */
+		return 1;
+	}
+	if (pcap_datalink(pc) != DLT_EN10MB) {
+		fprintf(stderr, "pktdedup-keys: %s: link type %s, only Ethernet is supported\n",
+			argv[optind], pcap_datalink_val_to_name(pcap_datalink(pc)));
+		pcap_close(pc);
+		return 1;
+	}
+	exact = pd_filter_create(&fp, &err);
+	if (exact == NULL) {
+		fprintf(stderr, "pktdedup-keys: %s\n", err.msg);
+		pcap_close(pc);
+		return 1;
+	}
+	for (;;) {
+		size_t klen;
+		enum pd_key_reason r;
+		int n = pcap_next_ex(pc, &h, &data);
+
+		if (n == PCAP_ERROR_BREAK)
+			break;
+		if (n != 1) {
+			fprintf(stderr, "pktdedup-keys: %s: after %llu frames: %s\n", argv[optind],
+				(unsigned long long)frames, pcap_geterr(pc));
+			rc = 1;
+			break;
+		}
+		if (PD_KEY_BUF_LEN(h->caplen) > cap) {
+			cap = PD_KEY_BUF_LEN(h->caplen);
+			free(key);
+			free(hex);
+			key = malloc(cap);
+			hex = malloc(2 * cap + 1);
+			if (key == NULL || hex == NULL) {
+				fprintf(stderr, "pktdedup-keys: out of memory\n");
+				rc = 1;
+				break;
+			}
+		}
+		r = pd_key_extract(&cfg, data, h->caplen, key, cap, &klen);
+		count[r]++;
+		if (r == PD_KEY_OK) {
+			const void *kp = key;
+			uint32_t kl = (uint32_t)klen;
+			uint8_t dup;
+
+			pd_filter_burst(exact, &kp, &kl, NULL, &dup, 1);
+			distinct += !dup;
+		}
+		if (!summary) {
+			if (r == PD_KEY_OK) {
+				for (size_t i = 0; i < klen; i++)
+					sprintf(hex + 2 * i, "%02x", key[i]);
+				hex[2 * klen] = '\0';
+				printf("%llu ok %s\n", (unsigned long long)frames, hex);
+			} else {
+				printf("%llu %s\n", (unsigned long long)frames, pd_key_reason_name(r));
+			}
+		}
+		frames++;
+	}
+	if (summary) {
+		printf("frames %llu\nkeys %llu\ndistinct %llu\n", (unsigned long long)frames,
+		       (unsigned long long)count[PD_KEY_OK], (unsigned long long)distinct);
+		for (int r = 1; r < PD_KEY_REASON_COUNT; r++)
+			if (count[r] != 0)
+				printf("%s %llu\n", pd_key_reason_name((enum pd_key_reason)r),
+				       (unsigned long long)count[r]);
+	}
+	free(key);
+	free(hex);
+	pd_filter_destroy(exact);
+	pcap_close(pc);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "pktdedup-keys: write error: %s\n", strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Packet keys: parse one frame safely and extract the bytes that decide "same packet".
+ *
+ * The filters compare keys; this module decides what a key is for a frame. It takes a
+ * pointer and a length (no DPDK), so the DPDK app, the pcap tools and the tests share one
+ * implementation.
+ *
+ * | mode     | key bytes                                             | size        |
+ * |----------|-------------------------------------------------------|-------------|
+ * | `flow`   | IP version, L4 protocol, ports, source, destination   | 40, fixed   |
+ * | `srcip`  | IP version, source address                            | 20, fixed   |
+ * | `click`  | srcip key + HTTP method and request target (or one     | 20 + target |
+ * |          | query parameter's value)                              |             |
+ * | `packet` | the frame from L3 (or L2) on, mutable fields zeroed   | up to frame |
+ *
+ * Layouts (multi-byte fields in network byte order, as on the wire):
+ *
+ *     flow:   0 version (4|6)  1 protocol  2-3 zero  4-5 src port  6-7 dst port
+ *             8-23 source address  24-39 destination address  (IPv4: 4 bytes, 12 zero)
+ *     srcip:  0 version  1-3 zero  4-19 source address
+ *     click:  the 20 srcip bytes, then "METHOD TARGET" (e.g. "GET /ad?id=7"), or with a
+ *             click parameter only that parameter's value
+ *     packet: [L2 header + tags if compare_from = L2] then the IP packet up to its IP
+ *             length (Ethernet padding excluded) with the ignored fields zeroed; non-IP
+ *             frames: the 2-byte ethertype then the rest of the frame
+ *
+ * Ports in `flow`: TCP, UDP and SCTP source and destination port; ICMP and ICMPv6
+ * type << 8 | code and, for echo request/reply, the identifier; other protocols 0.
+ *
+ * Parsing: Ethernet II; up to PD_KEY_MAX_TAGS VLAN tags (TPID 0x8100, 0x88a8, 0x9100);
+ * IPv4 with options and fragments; IPv6 with hop-by-hop, routing, fragment,
+ * destination-options and AH extension headers (at most PD_KEY_MAX_EXT); TCP, UDP,
+ * SCTP, ICMP, ICMPv6. A parse never reads at or past `len`, whatever the headers claim; a
+ * frame that cannot yield a key in the requested mode gets a reason (enum pd_key_reason)
+ * for the caller to count. Every reason other than PD_KEY_OK means "no key": the caller
+ * applies its policy for unparseable frames.
+ */
+#ifndef PKTDEDUP_PD_KEY_H
+#define PKTDEDUP_PD_KEY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** VLAN tags skipped before the ethertype; a deeper stack is PD_KEY_TOO_MANY_TAGS. */
+#define PD_KEY_MAX_TAGS 8
+/** IPv6 extension headers followed; a longer chain is PD_KEY_EXT_HEADERS. */
+#define PD_KEY_MAX_EXT 8
+/** Longest click parameter name, excluding the terminating NUL. */
+#define PD_KEY_PARAM_MAX 63
+/** Fixed key sizes. */
+#define PD_KEY_FLOW_LEN 40
+#define PD_KEY_SRCIP_LEN 20
+/** A key buffer of PD_KEY_BUF_LEN(frame length) bytes is large enough for every mode. */
+#define PD_KEY_BUF_LEN(frame_len) ((size_t)(frame_len) + 32)
+
+enum pd_key_mode {
+	PD_KEY_FLOW = 0,
+	PD_KEY_SRCIP,
+	PD_KEY_CLICK,
+	PD_KEY_PACKET,
+	PD_KEY_MODE_COUNT
+};
+
+/** Fields zeroed in `packet` keys (bit flags). TTL and checksum are the default. */
+enum pd_key_ignore {
+	PD_IGNORE_TTL = 1u << 0,      /**< IPv4 TTL, IPv6 hop limit */
+	PD_IGNORE_CHECKSUM = 1u << 1, /**< IPv4 header checksum */
+	PD_IGNORE_DSCP = 1u << 2,     /**< IPv4 DSCP+ECN byte, IPv6 traffic class */
+	PD_IGNORE_IPID = 1u << 3,     /**< IPv4 identification */
+};
+#define PD_IGNORE_DEFAULT (PD_IGNORE_TTL | PD_IGNORE_CHECKSUM)
+
+/** Where a `packet` key starts. */
+enum pd_key_from {
+	PD_FROM_L3 = 0, /**< the IP header (L2 header and VLAN tags left out); default */
+	PD_FROM_L2,     /**< the whole frame: MAC addresses and tags included, unmasked */
+};
+
+/** Non-first IPv4/IPv6 fragments in `flow` mode (they carry no L4 header). */
+enum pd_key_frag {
+	PD_FRAG_UNPARSEABLE = 0, /**< reason PD_KEY_FRAGMENT; default */
+	PD_FRAG_L3,              /**< key from addresses and protocol, ports 0 */
+};
+
+/** Why a frame gave no key. X-macro: enum suffix, short name, message. */
+#define PD_KEY_REASONS(X)                                                                       \
+	X(OK, "ok", "ok")                                                                       \
+	X(TRUNCATED, "truncated", "truncated: a header runs past the end of the frame")         \
+	X(BAD_VERSION, "bad-version", "IP version does not match the ethertype")                \
+	X(BAD_IHL, "bad-ihl", "IPv4 header length below 20 bytes")                              \
+	X(BAD_LENGTH, "bad-length", "IP length shorter than its headers")                       \
+	X(BAD_TCP_OFFSET, "bad-tcp-offset", "TCP data offset below 20 bytes")                   \
+	X(UNSUPPORTED_ETHERTYPE, "unsupported-ethertype", "not IPv4 or IPv6")                   \
+	X(TOO_MANY_TAGS, "too-many-tags", "more VLAN tags than PD_KEY_MAX_TAGS")                \
+	X(EXT_HEADERS, "ext-headers", "more IPv6 extension headers than PD_KEY_MAX_EXT")        \
+	X(FRAGMENT, "fragment", "non-first fragment: no L4 header")                             \
+	X(NOT_HTTP, "not-http", "not an HTTP request")                                          \
+	X(NO_PARAM, "no-param", "HTTP request without the click parameter")                     \
+	X(BUFFER, "buffer", "key buffer smaller than PD_KEY_BUF_LEN(len)")
+
+enum pd_key_reason {
+#define PD_KEY_REASON_ENUM(id, name, msg) PD_KEY_##id,
+	PD_KEY_REASONS(PD_KEY_REASON_ENUM)
+#undef PD_KEY_REASON_ENUM
+	PD_KEY_REASON_COUNT
+};
+
+/** What to extract. Fill with pd_key_config_init(), then adjust. */
+struct pd_key_config {
+	enum pd_key_mode mode;
+	uint32_t ignore;          /**< packet mode: enum pd_key_ignore flags */
+	enum pd_key_from from;    /**< packet mode: L3 (default) or L2 */
+	enum pd_key_frag frag;    /**< flow mode: non-first fragments */
+	/** click mode: when not empty, key on this query parameter's value instead of the
+	 * method and target. NUL-terminated, at most PD_KEY_PARAM_MAX bytes. */
+	char click_param[PD_KEY_PARAM_MAX + 1];
+};
+
+/** Defaults for @p mode: ignore TTL and checksum, from L3, fragments unparseable. */
+void pd_key_config_init(struct pd_key_config *c, enum pd_key_mode mode);
+
+/**
+ * Extract the key of one frame.
+ *
+ * @param c        what to extract
+ * @param frame    the frame, starting at the destination MAC address
+ * @param len      bytes available at @p frame (the captured length)
+ * @param key      output buffer
+ * @param cap      its size: at least PD_KEY_BUF_LEN(len), or the result is PD_KEY_BUFFER
+ * @param key_len  set to the key's length when the result is PD_KEY_OK
+ * @return PD_KEY_OK, or why there is no key. Never reads frame[len] or beyond, never
+ *         writes key[cap] or beyond.
+ */
+enum pd_key_reason pd_key_extract(const struct pd_key_config *c, const uint8_t *frame,
+				  size_t len, uint8_t *key, size_t cap, size_t *key_len);
+
+/** "flow", "srcip", "click", "packet"; NULL for an invalid value. */
+const char *pd_key_mode_name(enum pd_key_mode m);
+/** Mode from its name; -1 when unknown. */
+int pd_key_mode_from_name(const char *name);
+/** Short name of a reason ("truncated", "bad-ihl", ...), for counters and JSON. */
+const char *pd_key_reason_name(enum pd_key_reason r);
+/** One-line explanation of a reason. */
+const char *pd_key_reason_message(enum pd_key_reason r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Build every libFuzzer harness in tests/fuzz/ with clang (fuzzer, address, undefined)
+# and run each for FUZZ_SECONDS (default 60), seeded with the frames of pcap/*.pcap.
+# Fails on any crash, leak or sanitizer report; the reproducer is left in build/fuzz/.
+#   FUZZ_SECONDS=600 bash scripts/fuzz.sh [HARNESS...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${FUZZ_SECONDS:-60}
+out=build/fuzz
+mkdir -p "$out"
+cc=${FUZZ_CC:-clang}
+flags=(-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+	-Ilib/include -Ilib/src)
+
+# Seed corpus: one file per pcap record, selector byte 0..3 (the four key modes).
+seeds="$out/seeds"
+rm -rf "$seeds"
+mkdir -p "$seeds"
+/usr/bin/env python3 - "$seeds" pcap/*.pcap <<'PY'
+import struct, sys
+out, n = sys.argv[1], 0
+for path in sys.argv[2:]:
+    data = open(path, "rb").read()
+    magic = struct.unpack("<I", data[:4])[0]
+    end = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
+    off = 24
+    while off + 16 <= len(data):
+        caplen = struct.unpack(end + "I", data[off + 8:off + 12])[0]
+        frame = data[off + 16:off + 16 + caplen]
+        off += 16 + caplen
+        for sel in range(4):
+            with open("%s/%05d-%d" % (out, n, sel), "wb") as f:
+                f.write(bytes([sel]) + frame)
+        n += 1
+PY
+
+harnesses=("$@")
+[ ${#harnesses[@]} -eq 0 ] && harnesses=(tests/fuzz/fuzz_*.c)
+for src in "${harnesses[@]}"; do
+	name=$(basename "$src" .c)
+	case "$name" in
+	fuzz_key) libsrc=(lib/src/key.c) ;;
+	*) echo "fuzz.sh: no sources listed for $name" >&2; exit 1 ;;
+	esac
+	"$cc" "${flags[@]}" "$src" "${libsrc[@]}" -o "$out/$name"
+	corpus="$out/corpus-$name"
+	mkdir -p "$corpus"
+	echo "fuzz: $name for ${secs}s"
+	"$out/$name" -max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$out/$name-" \
+		"$corpus" "$seeds" 2>"$out/$name.log" || {
+		tail -40 "$out/$name.log" >&2
+		echo "fuzz: $name FAILED (reproducer and log in $out/)" >&2
+		exit 1
+	}
+	grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$out/$name.log" |
+		sed "s/^/fuzz: $name /"
+done

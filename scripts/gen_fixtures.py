@@ -1,0 +1,445 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Write the packet-key fixtures into pcap/: small pcaps and, next to each, the keys
+every key mode must extract, computed here from scapy's own field model (not by walking
+bytes the way lib/src/key.c does). Run with Debian's python3-scapy:
+
+    /usr/bin/python3 scripts/gen_fixtures.py [OUTDIR]
+
+Files (OUTDIR defaults to pcap/):
+    keys.pcap              every parse case: encapsulations, protocols, malformed frames
+    keys.<variant>.txt     expected key or reason per frame, one line each:
+                               <index> <label> <reason> [<key as hex>]
+                           with a '# config:' header naming the key options
+    mirror.pcap            packets seen at two TAP points (second copy: TTL - 1, new
+                           checksum, other MACs and VLAN); labels mirror-<n>-a / -b
+    mirror.<variant>.txt   expected keys for the mirror capture
+"""
+import os
+import socket
+import struct
+import sys
+
+from scapy.all import (ARP, Dot1AD, Dot1Q, Ether, ICMP, IP, IPv6, IPv6ExtHdrDestOpt,
+                       IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting,
+                       ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NS, Padding, Raw,
+                       SCTP, TCP, UDP, GRE, RawPcapWriter)
+
+MAC_A = "02:00:00:00:00:0a"
+MAC_B = "02:00:00:00:00:0b"
+MAC_C = "02:00:00:00:00:0c"
+MAC_D = "02:00:00:00:00:0d"
+HTTP_METHODS = [b"GET", b"POST", b"HEAD", b"PUT", b"DELETE", b"OPTIONS", b"PATCH",
+                b"CONNECT", b"TRACE"]
+EXT_TYPES = (IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment)
+
+# Key options of each expected-keys file: (variant, config line).
+VARIANTS = [
+    ("flow", "mode=flow"),
+    ("flow-frag-l3", "mode=flow frag=l3"),
+    ("srcip", "mode=srcip"),
+    ("click", "mode=click"),
+    ("click-param-id", "mode=click param=id"),
+    ("packet", "mode=packet"),
+    ("packet-dscp-ipid", "mode=packet ignore=ttl,checksum,dscp,ipid"),
+    ("packet-l2", "mode=packet from=l2"),
+]
+
+
+class NoKey(Exception):
+    def __init__(self, reason):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def ip_layer(p):
+    if IP in p:
+        return p[IP]
+    if IPv6 in p:
+        return p[IPv6]
+    raise NoKey("unsupported-ethertype")
+
+
+def addr(ip, which):
+    if isinstance(ip, IP):
+        return socket.inet_pton(socket.AF_INET, getattr(ip, which)).ljust(16, b"\0")
+    return socket.inet_pton(socket.AF_INET6, getattr(ip, which))
+
+
+def version(ip):
+    return 4 if isinstance(ip, IP) else 6
+
+
+def l4_info(ip):
+    """(protocol, non-first fragment, upper layer) from scapy's decoded layers."""
+    if isinstance(ip, IP):
+        return ip.proto, ip.frag != 0, ip.payload
+    proto, layer, nonfirst = ip.nh, ip.payload, False
+    while isinstance(layer, EXT_TYPES):
+        proto = layer.nh
+        if isinstance(layer, IPv6ExtHdrFragment) and layer.offset != 0:
+            nonfirst = True
+            break
+        layer = layer.payload
+    return proto, nonfirst, layer
+
+
+def key_srcip(p):
+    ip = ip_layer(p)
+    return bytes([version(ip), 0, 0, 0]) + addr(ip, "src")
+
+
+def key_flow(p, frag_l3=False):
+    ip = ip_layer(p)
+    proto, nonfirst, up = l4_info(ip)
+    sport = dport = 0
+    if nonfirst:
+        if not frag_l3:
+            raise NoKey("fragment")
+    elif isinstance(up, (TCP, UDP, SCTP)):
+        sport, dport = up.sport, up.dport
+    elif isinstance(up, ICMP):
+        sport = up.type << 8 | up.code
+        if up.type in (0, 8):
+            dport = up.id
+    elif isinstance(up, (ICMPv6EchoRequest, ICMPv6EchoReply)):
+        sport, dport = up.type << 8 | up.code, up.id
+    elif proto == 58:
+        sport = up.type << 8 | up.code
+    return (bytes([version(ip), proto, 0, 0]) + struct.pack("!HH", sport, dport) +
+            addr(ip, "src") + addr(ip, "dst"))
+
+
+def http_target(p):
+    ip = ip_layer(p)
+    proto, nonfirst, up = l4_info(ip)
+    if nonfirst:
+        raise NoKey("fragment")
+    if not isinstance(up, TCP):
+        raise NoKey("not-http")
+    payload = bytes(up.payload)
+    pad = up.getlayer(Padding)
+    if pad is not None:  # bytes past the IP length
+        payload = payload[:len(payload) - len(pad.load)]
+    method, sep, rest = payload.partition(b" ")
+    if not sep or method not in HTTP_METHODS:
+        raise NoKey("not-http")
+    target = rest
+    for stop in (b" ", b"\r", b"\n"):
+        target = target.split(stop, 1)[0]
+    if not target:
+        raise NoKey("not-http")
+    return method, target
+
+
+def key_click(p, param=None):
+    method, target = http_target(p)
+    if param is None:
+        return key_srcip(p) + method + b" " + target
+    path, sep, query = target.partition(b"?")
+    if sep:
+        for field in query.split(b"&"):
+            name, _, value = field.partition(b"=")
+            if name == param.encode():
+                return key_srcip(p) + value
+    raise NoKey("no-param")
+
+
+def key_packet(p, ignore=("ttl", "checksum"), from_l2=False):
+    """The masked fields are zeroed through scapy's field model on a copy of the IP
+    header alone; the bytes after the header are the frame's, up to the IP length."""
+    raw = bytes(p)
+    tags = 0
+    inner = p
+    while isinstance(inner.payload, (Dot1Q, Dot1AD)):
+        inner = inner.payload
+        tags += 1
+    l2len = 14 + 4 * tags
+    l2 = raw[:l2len] if from_l2 else b""
+    if IP not in p and IPv6 not in p:
+        if from_l2:
+            return raw
+        return struct.pack("!H", inner.type) + raw[l2len:]
+    l3 = raw[l2len:]
+    h = ip_layer(p).copy()
+    h.remove_payload()
+    if isinstance(h, IP):
+        length, hlen = h.len, h.ihl * 4
+        if "ttl" in ignore:
+            h.ttl = 0
+        if "checksum" in ignore:
+            h.chksum = 0
+        if "dscp" in ignore:
+            h.tos = 0
+        if "ipid" in ignore:
+            h.id = 0
+    else:
+        length, hlen = (40 + h.plen if h.plen else len(l3)), 40
+        if "ttl" in ignore:
+            h.hlim = 0
+        if "dscp" in ignore:
+            h.tc = 0
+    header = bytes(h)
+    assert len(header) == hlen
+    return l2 + header + l3[hlen:length]
+
+
+def expected(variant, p):
+    if variant == "flow":
+        return key_flow(p)
+    if variant == "flow-frag-l3":
+        return key_flow(p, frag_l3=True)
+    if variant == "srcip":
+        return key_srcip(p)
+    if variant == "click":
+        return key_click(p)
+    if variant == "click-param-id":
+        return key_click(p, "id")
+    if variant == "packet":
+        return key_packet(p)
+    if variant == "packet-dscp-ipid":
+        return key_packet(p, ignore=("ttl", "checksum", "dscp", "ipid"))
+    if variant == "packet-l2":
+        return key_packet(p, from_l2=True)
+    raise ValueError(variant)
+
+
+def eth(t=None):
+    return Ether(src=MAC_A, dst=MAC_B) if t is None else Ether(src=MAC_A, dst=MAC_B, type=t)
+
+
+def http(method_line, extra=b""):
+    return Raw(method_line + b"\r\nHost: ads.example\r\nUser-Agent: t\r\n\r\n" + extra)
+
+
+def parse_cases():
+    """(label, packet, {variant-prefix: reason}) for well-formed frames; the reasons
+    given are the expected failures, every other variant is computed by expected()."""
+    v4 = dict(src="192.0.2.1", dst="198.51.100.7")
+    v6 = dict(src="2001:db8::1", dst="2001:db8:ff::7")
+    c = []
+    c.append(("udp4", eth() / IP(**v4) / UDP(sport=1234, dport=53) / Raw(b"q" * 18), {}))
+    c.append(("tcp4", eth() / IP(**v4, ttl=17, id=99, tos=0x2e) /
+              TCP(sport=40000, dport=443, flags="S"), {}))
+    c.append(("sctp4", eth() / IP(**v4) / SCTP(sport=2905, dport=2906), {}))
+    c.append(("icmp4-echo", eth() / IP(**v4) / ICMP(type=8, code=0, id=0x4242, seq=1), {}))
+    c.append(("icmp4-unreach", eth() / IP(**v4) / ICMP(type=3, code=1) /
+              IP(src="198.51.100.7", dst="192.0.2.1") / UDP(sport=1, dport=2), {}))
+    c.append(("gre4", eth() / IP(**v4) / GRE() / IP(src="10.0.0.1", dst="10.0.0.2") /
+              UDP(sport=5, dport=6), {}))
+    c.append(("ip4-options", eth() / IP(**v4, options=b"\x94\x04\x00\x00" + b"\x01" * 8) /
+              UDP(sport=7, dport=8), {}))
+    c.append(("ip4-padded", eth() / IP(**v4) / UDP(sport=9, dport=10) / Raw(b"x") /
+              Padding(b"\xee" * 17), {}))
+    c.append(("frag4-first", eth() / IP(**v4, id=7, flags="MF", frag=0) /
+              UDP(sport=11, dport=12, len=1008) / Raw(b"a" * 32), {}))
+    c.append(("frag4-later", eth() / IP(**v4, id=7, frag=4, proto=17) / Raw(b"b" * 40),
+              {"flow": "fragment", "click": "fragment", "click-param-id": "fragment"}))
+    c.append(("vlan", eth(0x8100) / Dot1Q(vlan=100) / IP(**v4) / UDP(sport=13, dport=14), {}))
+    c.append(("qinq", Ether(src=MAC_A, dst=MAC_B) / Dot1AD(vlan=200) / Dot1Q(vlan=300) /
+              IP(**v4) / UDP(sport=15, dport=16), {}))
+    c.append(("qinq3", Ether(src=MAC_A, dst=MAC_B) / Dot1AD(vlan=1) / Dot1Q(vlan=2) /
+              Dot1Q(vlan=3) / IPv6(**v6) / UDP(sport=17, dport=18), {}))
+    c.append(("udp6", eth() / IPv6(**v6, hlim=9, tc=0xb8) / UDP(sport=19, dport=20), {}))
+    c.append(("tcp6", eth() / IPv6(**v6) / TCP(sport=21, dport=22), {}))
+    c.append(("icmp6-echo", eth() / IPv6(**v6) / ICMPv6EchoRequest(id=0x77, seq=3), {}))
+    c.append(("icmp6-ns", eth() / IPv6(**v6) / ICMPv6ND_NS(tgt="2001:db8::9"), {}))
+    c.append(("ip6-ext", eth() / IPv6(**v6) / IPv6ExtHdrHopByHop() /
+              IPv6ExtHdrRouting(addresses=["2001:db8::5"]) / IPv6ExtHdrDestOpt() /
+              UDP(sport=23, dport=24), {}))
+    c.append(("frag6-first", eth() / IPv6(**v6) / IPv6ExtHdrFragment(offset=0, m=1, id=5) /
+              TCP(sport=25, dport=26) / Raw(b"c" * 16), {}))
+    c.append(("frag6-later", eth() / IPv6(**v6) / IPv6ExtHdrFragment(offset=3, m=0, id=5,
+                                                                    nh=6) /
+              Raw(b"d" * 24),
+              {"flow": "fragment", "click": "fragment", "click-param-id": "fragment"}))
+    c.append(("arp", eth() / ARP(psrc="192.0.2.1", pdst="192.0.2.2"),
+              {"flow": "unsupported-ethertype", "srcip": "unsupported-ethertype",
+               "click": "unsupported-ethertype",
+               "click-param-id": "unsupported-ethertype"}))
+    c.append(("vlan-arp", eth(0x8100) / Dot1Q(vlan=5) / ARP(psrc="192.0.2.3"),
+              {"flow": "unsupported-ethertype", "srcip": "unsupported-ethertype",
+               "click": "unsupported-ethertype",
+               "click-param-id": "unsupported-ethertype"}))
+    # HTTP for click mode
+    c.append(("http-get", eth() / IP(**v4) / TCP(sport=50000, dport=80, flags="PA") /
+              http(b"GET /click?cid=9&id=abc123&x=1 HTTP/1.1"), {}))
+    c.append(("http-get-again", eth() / IP(**v4) / TCP(sport=50001, dport=80, flags="PA") /
+              http(b"GET /click?cid=9&id=abc123&x=1 HTTP/1.1"), {}))
+    c.append(("http-post6", eth() / IPv6(**v6) / TCP(sport=50002, dport=8080, flags="PA") /
+              http(b"POST /api/v1/click?id= HTTP/1.1", b"body=1"), {}))
+    c.append(("http-bare-param", eth() / IP(**v4) / TCP(sport=50003, dport=80, flags="PA") /
+              http(b"GET /c?x=1&id HTTP/1.0"), {}))
+    c.append(("http-no-param", eth() / IP(**v4) / TCP(sport=50004, dport=80, flags="PA") /
+              http(b"HEAD /index.html HTTP/1.1"), {}))
+    c.append(("http-idx-param", eth() / IP(**v4) / TCP(sport=50005, dport=80, flags="PA") /
+              http(b"GET /c?idx=5&id=7 HTTP/1.1"), {}))
+    c.append(("http-no-version", eth() / IP(**v4) / TCP(sport=50006, dport=80, flags="PA") /
+              Raw(b"GET /old?id=1"), {}))
+    c.append(("tcp-not-http", eth() / IP(**v4) / TCP(sport=50007, dport=80, flags="PA") /
+              Raw(b"GETX / HTTP/1.1\r\n"), {}))
+    c.append(("tcp-lowercase", eth() / IP(**v4) / TCP(sport=50008, dport=80, flags="PA") /
+              Raw(b"get / HTTP/1.1\r\n"), {}))
+    c.append(("tcp-opts-http", eth() / IP(**v4) /
+              TCP(sport=50009, dport=80, flags="PA",
+                  options=[("MSS", 1460), ("NOP", None), ("WScale", 7)]) /
+              http(b"GET /x?id=42 HTTP/1.1"), {}))
+    return c
+
+
+def malformed_cases():
+    """Raw frames no well-formed packet describes: (label, bytes, {variant: reason}).
+    Variants not listed take the reason of the prefix rule in `all_modes`."""
+    v4 = dict(src="192.0.2.1", dst="198.51.100.7")
+    udp = bytes(eth() / IP(**v4) / UDP(sport=1, dport=2) / Raw(b"p" * 8))
+    tcp = bytes(eth() / IP(**v4) / TCP(sport=3, dport=4) / Raw(b"GET /a?id=1 HTTP/1.1"))
+    v6 = bytes(eth() / IPv6(src="2001:db8::1", dst="2001:db8::2") / IPv6ExtHdrHopByHop() /
+               UDP(sport=5, dport=6))
+    m = []
+
+    def every(reason):
+        return {v: reason for v, _ in VARIANTS}
+
+    def l4(reason, click=True):
+        # flow (and click, for TCP) need L4: the reason; srcip and packet need only the
+        # IP header. A UDP packet is not-http in click mode whatever its header says.
+        d = {"flow": reason, "flow-frag-l3": reason}
+        if click:
+            d.update({"click": reason, "click-param-id": reason})
+        return d
+
+    m.append(("empty", b"", every("truncated")))
+    m.append(("eth-short", udp[:13], every("truncated")))
+    m.append(("tag-cut", bytes(eth(0x8100)) + b"\x00\x64", every("truncated")))
+    deep = bytes(Ether(src=MAC_A, dst=MAC_B, type=0x8100))
+    for i in range(9):
+        deep += struct.pack("!HH", i + 1, 0x8100 if i < 8 else 0x0800)
+    deep += bytes(IP(**v4) / UDP())
+    m.append(("tags-9", deep, every("too-many-tags")))
+    m.append(("ip4-cut", udp[:14 + 19], every("truncated")))
+    m.append(("ip4-ver6", udp[:14] + bytes([0x65]) + udp[15:], every("bad-version")))
+    m.append(("ip4-ihl4", udp[:14] + bytes([0x44]) + udp[15:], every("bad-ihl")))
+    m.append(("ip4-ihl15", udp[:14] + bytes([0x4f]) + udp[15:], every("truncated")))
+    short_len = bytearray(udp)
+    short_len[16:18] = struct.pack("!H", 19)
+    m.append(("ip4-len19", bytes(short_len), every("bad-length")))
+    # IP length 20: the UDP header sits in what the IP header calls padding
+    len20 = bytearray(udp)
+    len20[16:18] = struct.pack("!H", 20)
+    m.append(("ip4-len20-udp", bytes(len20), l4("bad-length", click=False)))
+    m.append(("udp-cut", udp[:14 + 20 + 5], l4("truncated", click=False)))
+    m.append(("tcp-cut", tcp[:14 + 20 + 19], l4("truncated")))
+    doff = bytearray(tcp)
+    doff[14 + 20 + 12] = 0x40
+    m.append(("tcp-doff4", bytes(doff), {"click": "bad-tcp-offset",
+                                         "click-param-id": "bad-tcp-offset"}))
+    doff15 = bytearray(tcp)
+    doff15[14 + 20 + 12] = 0xf0
+    m.append(("tcp-doff15", bytes(doff15), {"click": "bad-length",
+                                           "click-param-id": "bad-length"}))
+    m.append(("ip6-cut", v6[:14 + 39], every("truncated")))
+    m.append(("ip6-ver4", v6[:14] + bytes([0x45]) + v6[15:], every("bad-version")))
+    m.append(("ip6-hbh-cut", v6[:14 + 40 + 5], l4("truncated")))
+    chain = bytearray(bytes(eth() / IPv6(src="2001:db8::1", dst="2001:db8::2", nh=60)))
+    for i in range(9):
+        chain += bytes([60 if i < 8 else 17, 0]) + b"\x01\x04\0\0\0\0"
+    chain += bytes(UDP(sport=1, dport=2))
+    chain[14 + 4:14 + 6] = struct.pack("!H", len(chain) - 54)
+    m.append(("ip6-ext-9", bytes(chain), l4("ext-headers")))
+    hbh_long = bytearray(v6)
+    hbh_long[14 + 40 + 1] = 200  # hop-by-hop claims 1608 bytes
+    m.append(("ip6-hbh-long", bytes(hbh_long), l4("bad-length")))
+    return m
+
+
+def write(outdir, name, frames, labels, expect_fn):
+    """frames: list of bytes; expect_fn(variant, index) -> key bytes or NoKey."""
+    w = RawPcapWriter(os.path.join(outdir, name + ".pcap"), linktype=1, sync=True)
+    w.write_header(None)
+    for i, f in enumerate(frames):
+        w.write_packet(f, sec=1700000000, usec=i * 1000)
+    w.close()
+    for variant, config in VARIANTS:
+        lines = ["# pktdedup expected keys for %s.pcap, written by scripts/gen_fixtures.py"
+                 % name, "# config: " + config,
+                 "# <index> <label> <reason> [<key hex>]"]
+        for i, label in enumerate(labels):
+            try:
+                key = expect_fn(variant, i)
+                lines.append("%d %s ok %s" % (i, label, key.hex()))
+            except NoKey as e:
+                lines.append("%d %s %s" % (i, label, e.reason))
+        with open(os.path.join(outdir, "%s.%s.txt" % (name, variant)), "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+
+
+def variant_reason(overrides, variant):
+    return overrides.get(variant)
+
+
+def gen_keys(outdir):
+    cases = parse_cases()
+    bad = malformed_cases()
+    frames = [bytes(p) for _, p, _ in cases] + [b for _, b, _ in bad]
+    labels = [l for l, _, _ in cases] + [l for l, _, _ in bad]
+
+    def expect(variant, i):
+        if i < len(cases):
+            label, p, over = cases[i]
+            r = variant_reason(over, variant)
+            if r is not None:
+                raise NoKey(r)
+            # decode what is in the file, not the object that built it
+            return expected(variant, Ether(frames[i]))
+        label, raw, over = bad[i - len(cases)]
+        r = variant_reason(over, variant)
+        if r is not None:
+            raise NoKey(r)
+        # Malformed but keyable in this variant: srcip and packet keys need only a
+        # valid IP header, click needs the request (checked by the override above)
+        return expected(variant, Ether(raw))
+
+    write(outdir, "keys", frames, labels, expect)
+
+
+def gen_mirror(outdir):
+    """The same packets captured at two TAP points one router hop apart."""
+    pkts = []
+    labels = []
+    flows = [
+        IP(src="192.0.2.%d" % (i + 1), dst="198.51.100.9", ttl=64, id=1000 + i) /
+        UDP(sport=3000 + i, dport=53) / Raw(b"query-%d" % i) for i in range(6)
+    ] + [
+        IPv6(src="2001:db8::%x" % (i + 1), dst="2001:db8::99", hlim=64) /
+        TCP(sport=4000 + i, dport=443, flags="PA", seq=i) / Raw(b"data-%d" % i)
+        for i in range(4)
+    ]
+    for n, l3 in enumerate(flows):
+        a = Ether(src=MAC_A, dst=MAC_B) / Dot1Q(vlan=10) / l3
+        b3 = l3.copy()
+        if IP in b3:
+            b3.ttl -= 1
+            b3.chksum = None  # the router rewrites the checksum
+        else:
+            b3.hlim -= 1
+        b = Ether(src=MAC_C, dst=MAC_D) / Dot1Q(vlan=20) / b3
+        pkts += [a, b]
+        labels += ["mirror-%d-a" % n, "mirror-%d-b" % n]
+    frames = [bytes(p) for p in pkts]
+
+    def expect(variant, i):
+        return expected(variant, Ether(frames[i]))
+
+    write(outdir, "mirror", frames, labels, expect)
+
+
+def main():
+    outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "pcap")
+    os.makedirs(outdir, exist_ok=True)
+    gen_keys(outdir)
+    gen_mirror(outdir)
+
+
+if __name__ == "__main__":
+    main()

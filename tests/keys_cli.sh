@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# pktdedup-keys against the generator's expected keys (every fixture file, its config
+# line turned into options), its summary against an independent count, and its errors.
+set -euo pipefail
+bin=$1
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+for want in "$root"/pcap/*.*.txt; do
+	base=$(basename "$want")
+	pcap="$root/pcap/${base%%.*}.pcap"
+	args=()
+	for kv in $(sed -n 's/^# config: //p' "$want"); do
+		k=${kv%%=*} v=${kv#*=}
+		case $k in
+		mode) args+=(--key "$v") ;;
+		param) args+=(--click-param "$v") ;;
+		ignore) args+=(--ignore "$v") ;;
+		from) args+=(--compare-from "$v") ;;
+		frag) args+=(--frag "$v") ;;
+		*) echo "unknown config $k in $base" >&2; exit 1 ;;
+		esac
+	done
+	# expected lines are "<index> <label> <reason> [<key>]": drop the label
+	grep -v '^#' "$want" | awk '{ $2 = ""; sub(/  /, " "); print }' >"$tmp/want"
+	"$bin" "${args[@]}" "$pcap" >"$tmp/got"
+	diff -u "$tmp/want" "$tmp/got" || { echo "FAIL: $base (${args[*]})" >&2; exit 1; }
+	n=$((n + 1))
+done
+echo "$n fixture files match"
+
+# --summary: keys and distinct keys counted independently from the listing
+"$bin" --key packet "$root/pcap/mirror.pcap" >"$tmp/list"
+"$bin" --key packet --summary "$root/pcap/mirror.pcap" >"$tmp/sum"
+keys=$(grep -c ' ok ' "$tmp/list")
+distinct=$(awk '$2 == "ok" { print $3 }' "$tmp/list" | sort -u | wc -l)
+grep -qx "keys $keys" "$tmp/sum"
+grep -qx "distinct $distinct" "$tmp/sum"
+[ "$distinct" -eq $((keys / 2)) ] # every packet of mirror.pcap was captured twice
+
+expect_rc() { # expected status, then the command
+	local want=$1 rc=0
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	if [ "$rc" -ne "$want" ] || { [ "$want" -ne 0 ] && [ ! -s "$tmp/err" ]; }; then
+		echo "FAIL: $* -> $rc (want $want with a message)" >&2
+		cat "$tmp/err" >&2
+		exit 1
+	fi
+}
+expect_rc 2 "$bin" --key bogus "$root/pcap/keys.pcap"
+expect_rc 2 "$bin" --ignore ttl "$root/pcap/keys.pcap"
+expect_rc 2 "$bin" --key packet --ignore color "$root/pcap/keys.pcap"
+expect_rc 2 "$bin" --key packet --compare-from l7 "$root/pcap/keys.pcap"
+expect_rc 2 "$bin" --key flow --click-param id "$root/pcap/keys.pcap"
+expect_rc 2 "$bin" --key click --click-param 'a=b' "$root/pcap/keys.pcap"
+expect_rc 2 "$bin" --frobnicate "$root/pcap/keys.pcap"
+expect_rc 2 "$bin"
+expect_rc 1 "$bin" "$tmp/missing.pcap"
+printf 'not a pcap file at all' >"$tmp/junk.pcap"
+expect_rc 1 "$bin" "$tmp/junk.pcap"
+# cut mid-record: the frames before the damage are listed, then an error
+size=$(stat -c %s "$root/pcap/mirror.pcap")
+head -c $((size - 10)) "$root/pcap/mirror.pcap" >"$tmp/cut.pcap"
+expect_rc 1 "$bin" --key packet "$tmp/cut.pcap"
+[ "$(wc -l <"$tmp/out")" -eq $((keys - 1)) ]
+grep -q "after $((keys - 1)) frames" "$tmp/err"
+expect_rc 0 "$bin" --help
+echo "errors and summary ok"

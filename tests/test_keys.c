@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Packet keys against the fixtures in pcap/: every frame of every pcap, read through
+ * libpcap, must give the key or the reason that scripts/gen_fixtures.py computed with
+ * scapy. Then robustness: every prefix of every frame, and random corruptions, in every
+ * mode, with buffers of exactly the documented size (run under ASan to catch a read or
+ * write one byte out).
+ */
+#include <dirent.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+
+#include <pktdedup/pd_key.h>
+
+#include "testutil.h"
+
+#ifndef PD_PCAP_DIR
+#error "PD_PCAP_DIR must name the fixture directory"
+#endif
+
+struct frames {
+	uint8_t **p;
+	size_t *len;
+	size_t n;
+};
+
+static struct frames read_pcap(const char *path)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	pcap_t *pc = pcap_open_offline(path, errbuf);
+	struct frames fr = {0};
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	int rc;
+
+	if (pc == NULL)
+		fail_msg("%s: %s", path, errbuf);
+	assert_int_equal(pcap_datalink(pc), DLT_EN10MB);
+	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
+		fr.p = realloc(fr.p, (fr.n + 1) * sizeof(*fr.p));
+		fr.len = realloc(fr.len, (fr.n + 1) * sizeof(*fr.len));
+		assert_non_null(fr.p);
+		assert_non_null(fr.len);
+		/* exactly caplen bytes: ASan sees any read past the frame */
+		fr.p[fr.n] = malloc(h->caplen ? h->caplen : 1);
+		assert_non_null(fr.p[fr.n]);
+		memcpy(fr.p[fr.n], data, h->caplen);
+		fr.len[fr.n] = h->caplen;
+		fr.n++;
+	}
+	if (rc != PCAP_ERROR_BREAK)
+		fail_msg("%s: %s", path, pcap_geterr(pc));
+	pcap_close(pc);
+	return fr;
+}
+
+static void free_frames(struct frames *fr)
+{
+	for (size_t i = 0; i < fr->n; i++)
+		free(fr->p[i]);
+	free(fr->p);
+	free(fr->len);
+}
+
+/* "mode=click param=id ignore=ttl,dscp from=l2 frag=l3" */
+static void parse_config(const char *line, struct pd_key_config *c)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%.255s", line);
+	pd_key_config_init(c, PD_KEY_FLOW);
+	for (char *tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		char *eq = strchr(tok, '='), *v;
+
+		assert_non_null(eq);
+		*eq = '\0';
+		v = eq + 1;
+		if (strcmp(tok, "mode") == 0) {
+			int m = pd_key_mode_from_name(v);
+
+			assert_true(m >= 0);
+			c->mode = (enum pd_key_mode)m;
+		} else if (strcmp(tok, "frag") == 0) {
+			c->frag = strcmp(v, "l3") == 0 ? PD_FRAG_L3 : PD_FRAG_UNPARSEABLE;
+		} else if (strcmp(tok, "param") == 0) {
+			snprintf(c->click_param, sizeof(c->click_param), "%s", v);
+		} else if (strcmp(tok, "from") == 0) {
+			c->from = strcmp(v, "l2") == 0 ? PD_FROM_L2 : PD_FROM_L3;
+		} else if (strcmp(tok, "ignore") == 0) {
+			c->ignore = 0;
+			c->ignore |= strstr(v, "ttl") ? PD_IGNORE_TTL : 0;
+			c->ignore |= strstr(v, "checksum") ? PD_IGNORE_CHECKSUM : 0;
+			c->ignore |= strstr(v, "dscp") ? PD_IGNORE_DSCP : 0;
+			c->ignore |= strstr(v, "ipid") ? PD_IGNORE_IPID : 0;
+		} else {
+			fail_msg("unknown config field %s", tok);
+		}
+	}
+}
+
+static void to_hex(const uint8_t *k, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", k[i]);
+	out[2 * n] = '\0';
+}
+
+static enum pd_key_reason extract(const struct pd_key_config *c, const uint8_t *f,
+				  size_t len, uint8_t **key, size_t *klen)
+{
+	size_t cap = PD_KEY_BUF_LEN(len);
+
+	*key = malloc(cap);
+	assert_non_null(*key);
+	return pd_key_extract(c, f, len, *key, cap, klen);
+}
+
+/* One expected-keys file: "<pcap base>.<variant>.txt". Returns frames checked. */
+static size_t check_key_file(const char *dir, const char *name)
+{
+	char path[512], pcap_path[512], line[70000], base[256];
+	struct pd_key_config c;
+	struct frames fr;
+	size_t checked = 0;
+	FILE *fh;
+
+	snprintf(base, sizeof(base), "%s", name);
+	*strchr(base, '.') = '\0';
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(pcap_path, sizeof(pcap_path), "%s/%s.pcap", dir, base);
+	fr = read_pcap(pcap_path);
+	fh = fopen(path, "r");
+	assert_non_null(fh);
+	pd_key_config_init(&c, PD_KEY_FLOW);
+	while (fgets(line, sizeof(line), fh) != NULL) {
+		char label[64], reason[64], want[66000] = "", got[2 * 70000 + 1];
+		unsigned idx;
+		uint8_t *key;
+		size_t klen = 0;
+		enum pd_key_reason r;
+
+		if (strncmp(line, "# config: ", 10) == 0) {
+			parse_config(line + 10, &c);
+			continue;
+		}
+		if (line[0] == '#')
+			continue;
+		assert_true(sscanf(line, "%u %63s %63s %65999s", &idx, label, reason, want) >= 3);
+		assert_true(idx < fr.n);
+		r = extract(&c, fr.p[idx], fr.len[idx], &key, &klen);
+		if (strcmp(pd_key_reason_name(r), reason) != 0)
+			fail_msg("%s frame %u (%s): reason %s, expected %s", name, idx, label,
+				 pd_key_reason_name(r), reason);
+		if (r == PD_KEY_OK) {
+			to_hex(key, klen, got);
+			if (strcmp(got, want) != 0)
+				fail_msg("%s frame %u (%s):\n  key      %s\n  expected %s", name,
+					 idx, label, got, want);
+			if ((c.mode == PD_KEY_FLOW && klen != PD_KEY_FLOW_LEN) ||
+			    (c.mode == PD_KEY_SRCIP && klen != PD_KEY_SRCIP_LEN))
+				fail_msg("%s frame %u: fixed-size key of %zu bytes", name, idx, klen);
+		}
+		free(key);
+		checked++;
+	}
+	fclose(fh);
+	assert_int_equal(checked, fr.n); /* one line per frame, none missing */
+	free_frames(&fr);
+	return checked;
+}
+
+static void test_fixtures(void **state)
+{
+	DIR *d = opendir(PD_PCAP_DIR);
+	struct dirent *e;
+	unsigned files = 0;
+	size_t frames = 0;
+
+	(void)state;
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name);
+
+		if (n < 5 || strcmp(e->d_name + n - 4, ".txt") != 0 || strchr(e->d_name, '.') ==
+		    e->d_name + n - 4)
+			continue; /* only <pcap>.<variant>.txt */
+		frames += check_key_file(PD_PCAP_DIR, e->d_name);
+		files++;
+	}
+	closedir(d);
+	printf("%u expected-key files, %zu frames checked\n", files, frames);
+	assert_true(files >= 16);
+}
+
+/* Copies of one packet at two TAP points (TTL - 1, new checksum, other MACs and VLAN)
+ * have one packet key; different packets have different keys; with L2 included the
+ * copies differ. */
+static void test_mirror_copies(void **state)
+{
+	struct frames fr = read_pcap(PD_PCAP_DIR "/mirror.pcap");
+	struct pd_key_config l3, l2;
+
+	(void)state;
+	pd_key_config_init(&l3, PD_KEY_PACKET);
+	pd_key_config_init(&l2, PD_KEY_PACKET);
+	l2.from = PD_FROM_L2;
+	assert_true(fr.n >= 10 && fr.n % 2 == 0);
+	for (size_t i = 0; i < fr.n; i += 2) {
+		uint8_t *a, *b;
+		size_t na, nb;
+
+		assert_int_equal(extract(&l3, fr.p[i], fr.len[i], &a, &na), PD_KEY_OK);
+		assert_int_equal(extract(&l3, fr.p[i + 1], fr.len[i + 1], &b, &nb), PD_KEY_OK);
+		assert_int_equal(na, nb);
+		assert_memory_equal(a, b, na);
+		/* the raw frames do differ: TTL and checksum (IPv4) or hop limit */
+		assert_true(fr.len[i] != fr.len[i + 1] ||
+			    memcmp(fr.p[i], fr.p[i + 1], fr.len[i]) != 0);
+		for (size_t j = i + 2; j < fr.n; j += 2) {
+			uint8_t *o;
+			size_t no;
+
+			assert_int_equal(extract(&l3, fr.p[j], fr.len[j], &o, &no), PD_KEY_OK);
+			assert_false(no == na && memcmp(o, a, na) == 0);
+			free(o);
+		}
+		free(a);
+		free(b);
+		assert_int_equal(extract(&l2, fr.p[i], fr.len[i], &a, &na), PD_KEY_OK);
+		assert_int_equal(extract(&l2, fr.p[i + 1], fr.len[i + 1], &b, &nb), PD_KEY_OK);
+		assert_false(na == nb && memcmp(a, b, na) == 0);
+		free(a);
+		free(b);
+	}
+	free_frames(&fr);
+}
+
+static void all_configs(struct pd_key_config *cfg, unsigned *n)
+{
+	unsigned k = 0;
+
+	for (int m = 0; m < PD_KEY_MODE_COUNT; m++) {
+		pd_key_config_init(&cfg[k++], (enum pd_key_mode)m);
+	}
+	pd_key_config_init(&cfg[k], PD_KEY_FLOW);
+	cfg[k++].frag = PD_FRAG_L3;
+	pd_key_config_init(&cfg[k], PD_KEY_CLICK);
+	snprintf(cfg[k++].click_param, sizeof(cfg[0].click_param), "id");
+	pd_key_config_init(&cfg[k], PD_KEY_PACKET);
+	cfg[k].from = PD_FROM_L2;
+	cfg[k++].ignore = PD_IGNORE_TTL | PD_IGNORE_CHECKSUM | PD_IGNORE_DSCP | PD_IGNORE_IPID;
+	*n = k;
+}
+
+/* A key, when there is one, fits the buffer and has the documented size. */
+static void check_one(const struct pd_key_config *c, const uint8_t *f, size_t len)
+{
+	uint8_t *frame = malloc(len ? len : 1), *key;
+	size_t klen = (size_t)-1;
+	enum pd_key_reason r;
+
+	assert_non_null(frame);
+	memcpy(frame, f, len);
+	r = extract(c, frame, len, &key, &klen);
+	assert_true((unsigned)r < PD_KEY_REASON_COUNT);
+	if (r == PD_KEY_OK) {
+		assert_true(klen <= PD_KEY_BUF_LEN(len));
+		if (c->mode == PD_KEY_FLOW)
+			assert_int_equal(klen, PD_KEY_FLOW_LEN);
+		if (c->mode == PD_KEY_SRCIP)
+			assert_int_equal(klen, PD_KEY_SRCIP_LEN);
+	} else {
+		assert_int_equal(klen, (size_t)-1); /* untouched when there is no key */
+	}
+	free(key);
+	free(frame);
+}
+
+static void test_every_prefix_and_corruption(void **state)
+{
+	struct frames fr = read_pcap(PD_PCAP_DIR "/keys.pcap");
+	struct pd_key_config cfg[16];
+	unsigned ncfg;
+	uint64_t seed = 42, runs = 0;
+
+	(void)state;
+	all_configs(cfg, &ncfg);
+	for (size_t i = 0; i < fr.n; i++)
+		for (unsigned c = 0; c < ncfg; c++) {
+			for (size_t len = 0; len <= fr.len[i]; len++, runs++)
+				check_one(&cfg[c], fr.p[i], len);
+			for (unsigned t = 0; t < 200 && fr.len[i] > 0; t++, runs++) {
+				uint8_t *m = malloc(fr.len[i]);
+
+				memcpy(m, fr.p[i], fr.len[i]);
+				for (unsigned flips = 1 + (unsigned)(tu_splitmix(&seed) % 3); flips; flips--)
+					m[tu_splitmix(&seed) % fr.len[i]] = (uint8_t)tu_splitmix(&seed);
+				check_one(&cfg[c], m, fr.len[i]);
+				free(m);
+			}
+		}
+	printf("%llu extractions of prefixes and corrupted frames\n", (unsigned long long)runs);
+	free_frames(&fr);
+}
+
+static void test_buffer_and_names(void **state)
+{
+	uint8_t frame[64] = {0}, key[PD_KEY_BUF_LEN(64)];
+	struct pd_key_config c;
+	size_t klen;
+
+	(void)state;
+	pd_key_config_init(&c, PD_KEY_PACKET);
+	assert_int_equal(pd_key_extract(&c, frame, sizeof(frame), key, sizeof(key) - 1, &klen),
+			 PD_KEY_BUFFER);
+	for (int m = 0; m < PD_KEY_MODE_COUNT; m++)
+		assert_int_equal(pd_key_mode_from_name(pd_key_mode_name((enum pd_key_mode)m)), m);
+	assert_int_equal(pd_key_mode_from_name("bogus"), -1);
+	assert_null(pd_key_mode_name(PD_KEY_MODE_COUNT));
+	for (int a = 0; a < PD_KEY_REASON_COUNT; a++) {
+		assert_true(strlen(pd_key_reason_message((enum pd_key_reason)a)) > 0);
+		for (int b = a + 1; b < PD_KEY_REASON_COUNT; b++)
+			assert_string_not_equal(pd_key_reason_name((enum pd_key_reason)a),
+						pd_key_reason_name((enum pd_key_reason)b));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_mirror_copies),
+		cmocka_unit_test(test_every_prefix_and_corruption),
+		cmocka_unit_test(test_buffer_and_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
