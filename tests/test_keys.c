@@ -325,6 +325,73 @@ static void test_buffer_and_names(void **state)
 	}
 }
 
+/* Internet checksum over n bytes, written here from RFC 1071 */
+static uint16_t rfc1071(const uint8_t *p, size_t n)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i + 1 < n; i += 2)
+		sum += (uint64_t)p[i] << 8 | p[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* Marking: DSCP set, ECN kept, IPv4 checksum valid again, nothing else changed. */
+static void test_set_dscp(void **state)
+{
+	struct frames fr = read_pcap(PD_PCAP_DIR "/keys.pcap");
+	struct pd_key_config c;
+	unsigned marked = 0;
+
+	(void)state;
+	pd_key_config_init(&c, PD_KEY_SRCIP);
+	for (size_t i = 0; i < fr.n; i++) {
+		uint8_t *copy = malloc(fr.len[i] ? fr.len[i] : 1), *key;
+		size_t klen, l3;
+		enum pd_key_reason r = extract(&c, fr.p[i], fr.len[i], &key, &klen);
+		int rc, version = r == PD_KEY_OK ? key[0] : 0;
+
+		memcpy(copy, fr.p[i], fr.len[i]);
+		rc = pd_frame_set_dscp(copy, fr.len[i], 46);
+		/* marked exactly when the frame has a well-formed IP header */
+		assert_int_equal(rc == 0, r == PD_KEY_OK);
+		free(key);
+		if (rc != 0) {
+			assert_memory_equal(copy, fr.p[i], fr.len[i]);
+			free(copy);
+			continue;
+		}
+		marked++;
+		for (l3 = 12; copy[l3] == 0x81 || copy[l3] == 0x88 || copy[l3] == 0x91; l3 += 4)
+			;
+		l3 += 2;
+		if (version == 4) {
+			size_t ihl = (copy[l3] & 15) * 4u;
+
+			assert_int_equal(copy[l3 + 1] >> 2, 46);
+			assert_int_equal(copy[l3 + 1] & 3, fr.p[i][l3 + 1] & 3);
+			assert_int_equal(rfc1071(copy + l3, ihl), 0);
+			for (size_t b = 0; b < fr.len[i]; b++)
+				if (b != l3 + 1 && b != l3 + 10 && b != l3 + 11)
+					assert_int_equal(copy[b], fr.p[i][b]);
+		} else {
+			unsigned tc = (unsigned)(copy[l3] & 15) << 4 | copy[l3 + 1] >> 4;
+			unsigned tc0 = (unsigned)(fr.p[i][l3] & 15) << 4 | fr.p[i][l3 + 1] >> 4;
+
+			assert_int_equal(tc >> 2, 46);
+			assert_int_equal(tc & 3, tc0 & 3);
+			assert_int_equal(copy[l3] >> 4, 6);
+			assert_int_equal(copy[l3 + 1] & 15, fr.p[i][l3 + 1] & 15);
+			assert_memory_equal(copy + l3 + 2, fr.p[i] + l3 + 2, fr.len[i] - l3 - 2);
+		}
+		free(copy);
+	}
+	assert_true(marked >= 25);
+	assert_int_equal(pd_frame_set_dscp(fr.p[0], fr.len[0], 64), -1);
+	free_frames(&fr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_mirror_copies),
 		cmocka_unit_test(test_every_prefix_and_corruption),
 		cmocka_unit_test(test_buffer_and_names),
+		cmocka_unit_test(test_set_dscp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <pktdedup/pd_filter.h>
 #include <pktdedup/pd_plan.h>
 
+#include "../common/cli.h"
 #include "streams.h"
 
 #define CHUNK 65536
@@ -89,85 +90,6 @@ static void usage(FILE *out)
 		PD_DEFAULT_TARGET_FPR);
 }
 
-static int bad(const char *opt, const char *val, const char *why)
-{
-	fprintf(stderr, "pktdedup-eval: %s %s: %s\n", opt, val, why);
-	return -1;
-}
-
-/* Bytes with an optional K/M/G suffix (powers of 1024). */
-static int parse_size(const char *opt, const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
-
-	errno = 0;
-	if (*s == '-' || *s == '\0')
-		return bad(opt, s, "expected a size such as 8M");
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || end == s)
-		return bad(opt, s, "expected a size such as 8M");
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	else if (*end != '\0')
-		return bad(opt, s, "unknown unit (use K, M or G)");
-	if (shift != 0 && end[1] != '\0' && !(end[1] == 'B' && end[2] == '\0') &&
-	    !(end[1] == 'i' && end[2] == 'B' && end[3] == '\0'))
-		return bad(opt, s, "unknown unit (use K, M or G)");
-	if (shift != 0 && v > (~0ULL >> shift))
-		return bad(opt, s, "too large");
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
-/* A non-negative integer, also written as 1e7. */
-static int parse_count(const char *opt, const char *s, uint64_t *out)
-{
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !(d >= 0) || d != floor(d) || d > 1e18)
-		return bad(opt, s, "expected a non-negative integer");
-	*out = (uint64_t)d;
-	return 0;
-}
-
-static int parse_u32(const char *opt, const char *s, uint32_t *out)
-{
-	uint64_t v;
-
-	if (parse_count(opt, s, &v) != 0)
-		return -1;
-	if (v > UINT32_MAX)
-		return bad(opt, s, "too large");
-	*out = (uint32_t)v;
-	return 0;
-}
-
-static int parse_real(const char *opt, const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !(d >= lo && d <= hi)) {
-		char why[96];
-
-		snprintf(why, sizeof(why), "expected a number in [%g, %g]", lo, hi);
-		return bad(opt, s, why);
-	}
-	*out = d;
-	return 0;
-}
-
 enum {
 	O_FILTER = 256, O_MEMORY, O_FPR, O_SEED, O_K, O_MAX, O_P, O_PSTAR, O_B, O_F, O_Q,
 	O_EXPN, O_WINDOW, O_EQT, O_WMODE, O_PLAN, O_STREAM, O_N, O_DISTINCT, O_ALPHA,
@@ -208,6 +130,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 {
 	int c, stream_set = 0, zipf_opt = 0, uniform_opt = 0;
 
+	cli_prog = "pktdedup-eval";
 	memset(o, 0, sizeof(*o));
 	o->all = 1;
 	o->p.memory_bytes = 8u << 20;
@@ -233,51 +156,51 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			} else if (pd_filter_type_parse(a, &o->type) == 0) {
 				o->all = 0;
 			} else {
-				return bad("--filter", a,
+				return cli_bad("--filter", a,
 					   "unknown filter (sbf rsbf bsbf bsbfsd rlbsbf qht qhtd "
 					   "qqhtd bloom lru fpbuffering timerbf exact all)");
 			}
 			break;
 		case O_MEMORY:
-			r = parse_size("--memory", a, &o->p.memory_bytes);
+			r = cli_size("--memory", a, &o->p.memory_bytes);
 			break;
 		case O_FPR:
-			r = parse_real("--fpr", a, 1e-300, 0.999999, &o->p.target_fpr);
+			r = cli_real("--fpr", a, 1e-300, 0.999999, &o->p.target_fpr);
 			break;
 		case O_SEED:
-			r = parse_count("--seed", a, &o->p.seed);
+			r = cli_count("--seed", a, &o->p.seed);
 			break;
 		case O_K:
-			r = parse_u32("--k", a, &o->p.k);
+			r = cli_u32("--k", a, &o->p.k);
 			break;
 		case O_MAX:
-			r = parse_u32("--max", a, &o->p.sbf_max);
+			r = cli_u32("--max", a, &o->p.sbf_max);
 			break;
 		case O_P:
-			r = parse_u32("--p", a, &o->p.sbf_p);
+			r = cli_u32("--p", a, &o->p.sbf_p);
 			break;
 		case O_PSTAR:
-			r = parse_real("--pstar", a, 1e-12, 1.0, &o->p.rsbf_pstar);
+			r = cli_real("--pstar", a, 1e-12, 1.0, &o->p.rsbf_pstar);
 			break;
 		case O_B:
-			r = parse_u32("--b", a, &o->p.qht_b);
+			r = cli_u32("--b", a, &o->p.qht_b);
 			break;
 		case O_F:
-			r = parse_u32("--f", a, &o->p.qht_f);
+			r = cli_u32("--f", a, &o->p.qht_f);
 			break;
 		case O_Q:
-			r = parse_real("--q", a, 0.0, 1.0, &o->p.fpbuf_q);
+			r = cli_real("--q", a, 0.0, 1.0, &o->p.fpbuf_q);
 			break;
 		case O_EXPN:
-			r = parse_count("--expected-n", a, &o->p.expected_n);
+			r = cli_count("--expected-n", a, &o->p.expected_n);
 			break;
 		case O_WINDOW:
-			r = parse_count("--window", a, &o->p.window);
+			r = cli_count("--window", a, &o->p.window);
 			if (r == 0 && o->p.window == 0)
-				r = bad("--window", a, "must be at least 1");
+				r = cli_bad("--window", a, "must be at least 1");
 			break;
 		case O_EQT:
-			r = parse_u32("--equal-timers", a, &o->p.equal_timers);
+			r = cli_u32("--equal-timers", a, &o->p.equal_timers);
 			break;
 		case O_WMODE:
 			if (strcmp(a, "seen") == 0)
@@ -285,7 +208,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			else if (strcmp(a, "delivered") == 0)
 				o->truth_mode = PD_WINDOW_DELIVERED;
 			else
-				r = bad("--window-mode", a, "expected seen or delivered");
+				r = cli_bad("--window-mode", a, "expected seen or delivered");
 			break;
 		case O_PLAN:
 			o->plan_only = 1;
@@ -297,27 +220,27 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			else if (strcmp(a, "zipf") == 0)
 				o->stream = STREAM_ZIPF;
 			else
-				r = bad("--stream", a, "expected uniform or zipf");
+				r = cli_bad("--stream", a, "expected uniform or zipf");
 			break;
 		case O_N:
-			r = parse_count("--n", a, &o->n);
+			r = cli_count("--n", a, &o->n);
 			break;
 		case O_DISTINCT:
 			uniform_opt = 1;
-			r = parse_real("--distinct", a, 1e-9, 1.0, &o->distinct);
+			r = cli_real("--distinct", a, 1e-9, 1.0, &o->distinct);
 			break;
 		case O_ALPHA:
 			zipf_opt = 1;
-			r = parse_real("--alpha", a, 1e-6, 100.0, &o->alpha);
+			r = cli_real("--alpha", a, 1e-6, 100.0, &o->alpha);
 			break;
 		case O_UNIVERSE:
 			zipf_opt = 1;
-			r = parse_count("--universe", a, &o->universe);
+			r = cli_count("--universe", a, &o->universe);
 			if (r == 0 && o->universe == 0)
-				r = bad("--universe", a, "must be at least 1");
+				r = cli_bad("--universe", a, "must be at least 1");
 			break;
 		case O_SSEED:
-			r = parse_count("--stream-seed", a, &o->stream_seed);
+			r = cli_count("--stream-seed", a, &o->stream_seed);
 			break;
 		case O_KEYS:
 			o->keys_path = a;

@@ -509,6 +509,41 @@ enum pd_key_reason pd_key_extract(const struct pd_key_config *c, const uint8_t *
 	}
 }
 
+int pd_frame_set_dscp(uint8_t *frame, size_t len, unsigned dscp)
+{
+	struct frame f;
+	uint8_t *ip;
+
+	if (dscp > 63)
+		return -1;
+	f.p = frame;
+	f.len = len;
+	f.version = 0;
+	f.nonfirst = 0;
+	if (parse_l2(&f) != PD_KEY_OK || parse_ip(&f) != PD_KEY_OK)
+		return -1;
+	ip = frame + f.l3;
+	if (f.version == 4) {
+		size_t ihl = (size_t)(ip[0] & 15) * 4;
+		uint32_t sum = 0;
+
+		ip[1] = (uint8_t)(dscp << 2 | (ip[1] & 3));
+		ip[10] = ip[11] = 0;
+		for (size_t i = 0; i < ihl; i += 2)
+			sum += (uint32_t)rd16(ip + i);
+		while (sum >> 16)
+			sum = (sum & 0xffff) + (sum >> 16);
+		sum = ~sum & 0xffff;
+		ip[10] = (uint8_t)(sum >> 8);
+		ip[11] = (uint8_t)sum;
+	} else {
+		/* version(4) | traffic class(8) | flow label(20): DSCP is bits 4..9 */
+		ip[0] = (uint8_t)((ip[0] & 0xf0) | dscp >> 2);
+		ip[1] = (uint8_t)(((dscp & 3) << 6) | (ip[1] & 0x3f));
+	}
+	return 0;
+}
+
 void pd_key_config_init(struct pd_key_config *c, enum pd_key_mode mode)
 {
 	memset(c, 0, sizeof(*c));

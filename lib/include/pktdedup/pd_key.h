@@ -140,6 +140,16 @@ void pd_key_config_init(struct pd_key_config *c, enum pd_key_mode mode);
 enum pd_key_reason pd_key_extract(const struct pd_key_config *c, const uint8_t *frame,
 				  size_t len, uint8_t *key, size_t cap, size_t *key_len);
 
+/**
+ * Set the DSCP of an IP frame (the 6 high bits of the IPv4 TOS byte or of the IPv6
+ * traffic class; ECN bits kept) and fix the IPv4 header checksum. Used to mark
+ * duplicates. Parses like pd_key_extract() and never touches bytes at or past @p len.
+ *
+ * @return 0 when marked; -1 when the frame is not a well-formed IPv4/IPv6 frame (or
+ *         @p dscp > 63), in which case it is not modified.
+ */
+int pd_frame_set_dscp(uint8_t *frame, size_t len, unsigned dscp);
+
 /** "flow", "srcip", "click", "packet"; NULL for an invalid value. */
 const char *pd_key_mode_name(enum pd_key_mode m);
 /** Mode from its name; -1 when unknown. */
