@@ -4,10 +4,11 @@
 # listed with the command to install them.
 set -euo pipefail
 
-# build: compiler, meson, xxHash, libpcap; tests: cmocka, clang and its runtimes for
-# libFuzzer, python3 with scapy for the fixture generator.
-pkgs=(gcc pkg-config meson ninja-build libxxhash-dev libpcap-dev libcmocka-dev clang
-	libclang-rt-14-dev python3 python3-scapy)
+# build: compiler, meson, xxHash, libpcap, DPDK 22.11; tests: cmocka, clang and its
+# runtimes for libFuzzer, python3 with scapy for the fixture generator, editcap
+# (wireshark-common) as the independent dedup reference.
+pkgs=(gcc pkg-config meson ninja-build libxxhash-dev libpcap-dev libdpdk-dev libcmocka-dev
+	clang libclang-rt-14-dev python3 python3-scapy wireshark-common)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -14,8 +14,15 @@ Files (OUTDIR defaults to pcap/):
     mirror.pcap            packets seen at two TAP points (second copy: TTL - 1, new
                            checksum, other MACs and VLAN); labels mirror-<n>-a / -b
     mirror.<variant>.txt   expected keys for the mirror capture
+    dups.pcap              the bundled replay fixture: 1,200 packets, a third of them
+                           duplicates (exact copies, and copies seen at a second TAP
+                           point), plus malformed frames, in one mixed stream
+    dups-expected.txt      for each frame: its label and, per key option set, whether
+                           it is a duplicate of an earlier frame (1), unique (0) or has
+                           no key (-)
 """
 import os
+import random
 import socket
 import struct
 import sys
@@ -433,12 +440,128 @@ def gen_mirror(outdir):
     write(outdir, "mirror", frames, labels, expect)
 
 
+DUPS_VARIANTS = ["packet", "packet-l2-none", "flow", "srcip"]
+
+
+def gen_dups(outdir):
+    """A replay fixture whose duplicates are known: unique packets, exact copies of
+    earlier ones at random distances, copies as a second TAP point sees them (TTL - 1,
+    new checksum, other MACs and VLAN) and malformed frames that must be forwarded."""
+    rnd = random.Random(2026)
+    base = []
+    for i in range(700):
+        kind = rnd.randrange(6)
+        src4 = "10.%d.%d.%d" % (rnd.randrange(4), rnd.randrange(256), rnd.randrange(1, 255))
+        dst4 = "192.0.2.%d" % rnd.randrange(1, 255)
+        sport, dport = rnd.randrange(1024, 65535), rnd.choice([53, 80, 443, 8080, 123])
+        payload = Raw(bytes(rnd.randrange(256) for _ in range(rnd.randrange(0, 120))))
+        if kind == 0:
+            l3 = IP(src=src4, dst=dst4, ttl=64, id=i) / UDP(sport=sport, dport=dport) / payload
+        elif kind == 1:
+            l3 = IP(src=src4, dst=dst4, ttl=64, id=i) / TCP(sport=sport, dport=dport,
+                                                            flags="PA", seq=i) / payload
+        elif kind == 2:
+            l3 = IP(src=src4, dst=dst4, ttl=64, id=i) / ICMP(type=8, id=i, seq=1) / payload
+        elif kind == 3:
+            l3 = (IPv6(src="2001:db8::%x" % rnd.randrange(1, 60000),
+                       dst="2001:db8:1::%x" % rnd.randrange(1, 60000), hlim=64) /
+                  UDP(sport=sport, dport=dport) / payload)
+        elif kind == 4:
+            l3 = IP(src=src4, dst=dst4, ttl=64, id=i) / TCP(sport=sport, dport=80, flags="PA") / \
+                Raw(b"GET /c?id=%d HTTP/1.1\r\nHost: a\r\n\r\n" % rnd.randrange(50))
+        else:
+            l3 = (IPv6(src="2001:db8::%x" % rnd.randrange(1, 60000), dst="2001:db8:1::1",
+                       hlim=64) / TCP(sport=sport, dport=dport, flags="S"))
+        base.append(l3)
+    frames, labels = [], []
+
+    def tap_a(l3):
+        return Ether(src=MAC_A, dst=MAC_B) / Dot1Q(vlan=10) / l3
+
+    def tap_b(l3):
+        c = l3.copy()
+        if IP in c:
+            c.ttl -= 1
+            c.chksum = None
+        else:
+            c.hlim -= 1
+        return Ether(src=MAC_C, dst=MAC_D) / Dot1Q(vlan=20) / c
+
+    sent = []
+    bad = malformed_cases()
+    for i, l3 in enumerate(base):
+        frames.append(bytes(tap_a(l3)))
+        labels.append("pkt-%d" % i)
+        sent.append(i)
+        # after some packets, copies of recent ones
+        while rnd.random() < 0.45 and sent:
+            j = rnd.choice(sent[-50:])
+            if rnd.random() < 0.6:
+                frames.append(bytes(tap_a(base[j])))
+                labels.append("copy-%d" % j)
+            else:
+                frames.append(bytes(tap_b(base[j])))
+                labels.append("tap-b-%d" % j)
+        if i % 60 == 30:
+            label, raw, _ = bad[(i // 60) % len(bad)]
+            if raw:
+                frames.append(raw)
+                labels.append("bad-" + label)
+    frames = frames[:1200]
+    labels = labels[:1200]
+    w = RawPcapWriter(os.path.join(outdir, "dups.pcap"), linktype=1, sync=True)
+    w.write_header(None)
+    for i, f in enumerate(frames):
+        w.write_packet(f, sec=1700000000 + i // 1000, usec=(i % 1000) * 1000)
+    w.close()
+
+    def key(variant, f):
+        p = Ether(f)
+        if variant == "packet":
+            return key_packet(p)
+        if variant == "packet-l2-none":
+            return key_packet(p, ignore=(), from_l2=True)
+        if variant == "flow":
+            return key_flow(p)
+        return key_srcip(p)
+
+    overrides = {label: over for label, _, over in bad}
+    fixture_variant = {"packet": "packet", "packet-l2-none": "packet-l2", "flow": "flow",
+                       "srcip": "srcip"}
+    cols = {}
+    for v in DUPS_VARIANTS:
+        seen, col = set(), []
+        for i, f in enumerate(frames):
+            if labels[i].startswith("bad-") and \
+                    fixture_variant[v] in overrides[labels[i][4:]]:
+                col.append("-")  # the reason malformed_cases() gives for this mode
+                continue
+            try:
+                k = key(v, f)
+            except NoKey:
+                col.append("-")
+                continue
+            col.append("1" if k in seen else "0")
+            seen.add(k)
+        cols[v] = col
+    lines = ["# pktdedup expected duplicates for dups.pcap, written by scripts/gen_fixtures.py",
+             "# 1 = duplicate of an earlier frame, 0 = unique, - = no key",
+             "# variants: packet = --key packet; packet-l2-none = --key packet"
+             " --compare-from l2 --ignore none; flow = --key flow; srcip = --key srcip",
+             "# <index> <label> " + " ".join(DUPS_VARIANTS)]
+    for i, label in enumerate(labels):
+        lines.append("%d %s %s" % (i, label, " ".join(cols[v][i] for v in DUPS_VARIANTS)))
+    with open(os.path.join(outdir, "dups-expected.txt"), "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
 def main():
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "pcap")
     os.makedirs(outdir, exist_ok=True)
     gen_keys(outdir)
     gen_mirror(outdir)
+    gen_dups(outdir)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pktdedup/pd_key.h>
+
 #include "cli.h"
 
 const char *cli_prog = "pktdedup";
@@ -110,4 +112,54 @@ int cli_duration(const char *opt, const char *s, uint64_t *out_ns)
 		}
 	return cli_bad(opt, s, *end ? "unknown unit (use ns, us, ms or s)"
 				    : "needs a unit: ns, us, ms or s");
+}
+
+int cli_ignore(const char *opt, const char *s, uint32_t *out)
+{
+	static const struct {
+		const char *name;
+		uint32_t flag;
+	} fields[] = {{"ttl", PD_IGNORE_TTL}, {"checksum", PD_IGNORE_CHECKSUM},
+		      {"dscp", PD_IGNORE_DSCP}, {"ipid", PD_IGNORE_IPID}, {"none", 0}};
+	const char *p = s;
+	uint32_t v = 0;
+
+	while (*p != '\0') {
+		size_t n = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			if (strlen(fields[i].name) == n && strncmp(p, fields[i].name, n) == 0)
+				break;
+		if (i == sizeof(fields) / sizeof(fields[0]))
+			return cli_bad(opt, s, "expected a list among ttl,checksum,dscp,ipid or none");
+		v |= fields[i].flag;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (p == s)
+		return cli_bad(opt, s, "expected a list among ttl,checksum,dscp,ipid or none");
+	*out = v;
+	return 0;
+}
+
+int cli_filter_option(int opt, const char *a, struct pd_filter_params *p)
+{
+	switch (opt) {
+	case CLI_O_MEMORY:
+		if (cli_size("--memory", a, &p->memory_bytes) != 0)
+			return -1;
+		return p->memory_bytes < 4096 ? cli_bad("--memory", a, "at least 4K") : 0;
+	case CLI_O_FPR: return cli_real("--fpr", a, 1e-300, 0.999999, &p->target_fpr);
+	case CLI_O_SEED: return cli_count("--seed", a, &p->seed);
+	case CLI_O_K: return cli_u32("--k", a, &p->k);
+	case CLI_O_MAX: return cli_u32("--max", a, &p->sbf_max);
+	case CLI_O_P: return cli_u32("--p", a, &p->sbf_p);
+	case CLI_O_PSTAR: return cli_real("--pstar", a, 1e-12, 1.0, &p->rsbf_pstar);
+	case CLI_O_B: return cli_u32("--b", a, &p->qht_b);
+	case CLI_O_F: return cli_u32("--f", a, &p->qht_f);
+	case CLI_O_Q: return cli_real("--q", a, 0.0, 1.0, &p->fpbuf_q);
+	case CLI_O_EXPN: return cli_count("--expected-n", a, &p->expected_n);
+	default: return cli_bad("(internal)", a, "not a filter option");
+	}
 }

@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include <pktdedup/pd_filter.h>
+
 /** Program name used in messages ("pktdedup", "pktdedup-eval"). */
 extern const char *cli_prog;
 
@@ -23,5 +25,27 @@ int cli_u32(const char *opt, const char *s, uint32_t *out);
 int cli_real(const char *opt, const char *s, double lo, double hi, double *out);
 /** A duration with a unit: ns, us, ms or s ("50us", "1.5s"); out in nanoseconds. */
 int cli_duration(const char *opt, const char *s, uint64_t *out_ns);
+
+/*
+ * The filter-parameter options every tool takes: getopt_long entries (values from
+ * CLI_O_FILTER_BASE up) and their parser. --filter itself is left to each tool.
+ */
+enum {
+	CLI_O_MEMORY = 1000, CLI_O_FPR, CLI_O_SEED, CLI_O_K, CLI_O_MAX, CLI_O_P, CLI_O_PSTAR,
+	CLI_O_B, CLI_O_F, CLI_O_Q, CLI_O_EXPN, CLI_O_FILTER_END
+};
+#define CLI_FILTER_LONGOPTS                                                  \
+	{"memory", 1, NULL, CLI_O_MEMORY}, {"fpr", 1, NULL, CLI_O_FPR},      \
+	{"seed", 1, NULL, CLI_O_SEED}, {"k", 1, NULL, CLI_O_K},              \
+	{"max", 1, NULL, CLI_O_MAX}, {"p", 1, NULL, CLI_O_P},                \
+	{"pstar", 1, NULL, CLI_O_PSTAR}, {"b", 1, NULL, CLI_O_B},            \
+	{"f", 1, NULL, CLI_O_F}, {"q", 1, NULL, CLI_O_Q},                    \
+	{"expected-n", 1, NULL, CLI_O_EXPN}
+
+/** Parse filter option @p opt (CLI_O_MEMORY..CLI_O_EXPN) into @p p: 0 or -1. */
+int cli_filter_option(int opt, const char *arg, struct pd_filter_params *p);
+
+/** --ignore list for packet keys: comma-separated ttl, checksum, dscp, ipid, or none. */
+int cli_ignore(const char *opt, const char *s, uint32_t *out);
 
 #endif

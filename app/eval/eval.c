@@ -91,24 +91,13 @@ static void usage(FILE *out)
 }
 
 enum {
-	O_FILTER = 256, O_MEMORY, O_FPR, O_SEED, O_K, O_MAX, O_P, O_PSTAR, O_B, O_F, O_Q,
-	O_EXPN, O_WINDOW, O_EQT, O_WMODE, O_PLAN, O_STREAM, O_N, O_DISTINCT, O_ALPHA,
+	O_FILTER = 256, O_WINDOW, O_EQT, O_WMODE, O_PLAN, O_STREAM, O_N, O_DISTINCT, O_ALPHA,
 	O_UNIVERSE, O_SSEED, O_KEYS, O_VERDICTS, O_JSON, O_HELP,
 };
 
 static const struct option longopts[] = {
 	{"filter", required_argument, NULL, O_FILTER},
-	{"memory", required_argument, NULL, O_MEMORY},
-	{"fpr", required_argument, NULL, O_FPR},
-	{"seed", required_argument, NULL, O_SEED},
-	{"k", required_argument, NULL, O_K},
-	{"max", required_argument, NULL, O_MAX},
-	{"p", required_argument, NULL, O_P},
-	{"pstar", required_argument, NULL, O_PSTAR},
-	{"b", required_argument, NULL, O_B},
-	{"f", required_argument, NULL, O_F},
-	{"q", required_argument, NULL, O_Q},
-	{"expected-n", required_argument, NULL, O_EXPN},
+	CLI_FILTER_LONGOPTS,
 	{"window", required_argument, NULL, O_WINDOW},
 	{"equal-timers", required_argument, NULL, O_EQT},
 	{"window-mode", required_argument, NULL, O_WMODE},
@@ -160,39 +149,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 					   "unknown filter (sbf rsbf bsbf bsbfsd rlbsbf qht qhtd "
 					   "qqhtd bloom lru fpbuffering timerbf exact all)");
 			}
-			break;
-		case O_MEMORY:
-			r = cli_size("--memory", a, &o->p.memory_bytes);
-			break;
-		case O_FPR:
-			r = cli_real("--fpr", a, 1e-300, 0.999999, &o->p.target_fpr);
-			break;
-		case O_SEED:
-			r = cli_count("--seed", a, &o->p.seed);
-			break;
-		case O_K:
-			r = cli_u32("--k", a, &o->p.k);
-			break;
-		case O_MAX:
-			r = cli_u32("--max", a, &o->p.sbf_max);
-			break;
-		case O_P:
-			r = cli_u32("--p", a, &o->p.sbf_p);
-			break;
-		case O_PSTAR:
-			r = cli_real("--pstar", a, 1e-12, 1.0, &o->p.rsbf_pstar);
-			break;
-		case O_B:
-			r = cli_u32("--b", a, &o->p.qht_b);
-			break;
-		case O_F:
-			r = cli_u32("--f", a, &o->p.qht_f);
-			break;
-		case O_Q:
-			r = cli_real("--q", a, 0.0, 1.0, &o->p.fpbuf_q);
-			break;
-		case O_EXPN:
-			r = cli_count("--expected-n", a, &o->p.expected_n);
 			break;
 		case O_WINDOW:
 			r = cli_count("--window", a, &o->p.window);
@@ -259,6 +215,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			fprintf(stderr, "pktdedup-eval: %s needs a value\n", name);
 			return -1;
 		default:
+			if (c >= CLI_O_MEMORY && c < CLI_O_FILTER_END) {
+				r = cli_filter_option(c, a, &o->p);
+				break;
+			}
 			fprintf(stderr, "pktdedup-eval: unknown option %s (see --help)\n", name);
 			return -1;
 		}

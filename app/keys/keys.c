@@ -17,6 +17,8 @@
 #include <pktdedup/pd_filter.h>
 #include <pktdedup/pd_key.h>
 
+#include "../common/cli.h"
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -39,29 +41,6 @@ static void usage(FILE *out)
 		"  --help                this text\n"
 		"\n"
 		"Exit status: 0 done, 1 the pcap cannot be read, 2 bad options.\n");
-}
-
-static int parse_ignore(const char *s, uint32_t *out)
-{
-	char buf[128], *save = NULL;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	*out = 0;
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (strcmp(t, "ttl") == 0)
-			*out |= PD_IGNORE_TTL;
-		else if (strcmp(t, "checksum") == 0)
-			*out |= PD_IGNORE_CHECKSUM;
-		else if (strcmp(t, "dscp") == 0)
-			*out |= PD_IGNORE_DSCP;
-		else if (strcmp(t, "ipid") == 0)
-			*out |= PD_IGNORE_IPID;
-		else if (strcmp(t, "none") != 0)
-			return -1;
-	}
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -92,6 +71,7 @@ int main(int argc, char **argv)
 	pcap_t *pc;
 	int rc = 0;
 
+	cli_prog = "pktdedup-keys";
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -129,10 +109,13 @@ int main(int argc, char **argv)
 		}
 		strcpy(cfg.click_param, param);
 	}
-	if (ignore != NULL && (cfg.mode != PD_KEY_PACKET || parse_ignore(ignore, &cfg.ignore))) {
-		fprintf(stderr, "pktdedup-keys: --ignore %s: needs --key packet and a list among"
-			" ttl,checksum,dscp,ipid (or none)\n", ignore);
-		return 2;
+	if (ignore != NULL) {
+		if (cfg.mode != PD_KEY_PACKET) {
+			fprintf(stderr, "pktdedup-keys: --ignore %s: needs --key packet\n", ignore);
+			return 2;
+		}
+		if (cli_ignore("--ignore", ignore, &cfg.ignore) != 0)
+			return 2;
 	}
 	if (from != NULL) {
 		if (cfg.mode != PD_KEY_PACKET || (strcmp(from, "l2") && strcmp(from, "l3"))) {

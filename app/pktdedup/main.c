@@ -1,0 +1,745 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pktdedup: EAL and port setup, worker launch, statistics, orderly stop.
+ *
+ *   pktdedup [EAL options] -- [pktdedup options]
+ *   pktdedup --pcap-in IN.pcap [--pcap-out OUT.pcap] [pktdedup options]
+ *
+ * The second form builds its own EAL arguments: no hugepages, no shared config files
+ * and a file prefix of its own (pktdedup-PID, removed at exit), so parallel runs never
+ * collide; no PCI; one net_pcap port; the input read once: the file's frames are
+ * counted first (libpcap), and the workers stop when that many have been received.
+ * (--in-memory cannot be used: EAL refuses it with --no-huge.)
+ */
+#include <errno.h>
+#include <limits.h>
+#include <inttypes.h>
+#include <pcap/pcap.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_telemetry.h>
+
+#include "pktdedup.h"
+
+struct pd_app pd_app;
+volatile int pd_force_quit;
+volatile int pd_input_done;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	pd_force_quit = 1;
+}
+
+/* ---- pcap replay: count the frames, check the file, build the EAL arguments ---- */
+
+struct pcap_scan {
+	uint64_t frames;
+	uint32_t max_caplen;
+};
+
+static int scan_pcap(const char *path, struct pcap_scan *s)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	pcap_t *pc = pcap_open_offline(path, errbuf);
+	int rc;
+
+	if (pc == NULL) {
+		fprintf(stderr, "pktdedup: --pcap-in: %s\n", errbuf);
+		return -1;
+	}
+	if (pcap_datalink(pc) != DLT_EN10MB) {
+		fprintf(stderr, "pktdedup: --pcap-in %s: link type %s; only Ethernet is supported\n",
+			path, pcap_datalink_val_to_name(pcap_datalink(pc)));
+		pcap_close(pc);
+		return -1;
+	}
+	s->frames = 0;
+	s->max_caplen = 0;
+	while ((rc = pcap_next_ex(pc, &h, &d)) == 1) {
+		s->frames++;
+		if (h->caplen > s->max_caplen)
+			s->max_caplen = h->caplen;
+	}
+	if (rc != PCAP_ERROR_BREAK)
+		fprintf(stderr, "pktdedup: warning: --pcap-in %s: %s after %" PRIu64 " frames;"
+			" those frames are processed, the rest of the file is not\n",
+			path, pcap_geterr(pc), s->frames);
+	pcap_close(pc);
+	return 0;
+}
+
+static int has_comma(const char *s)
+{
+	return strchr(s, ',') != NULL;
+}
+
+/* EAL arguments for replay. Returns argc; the strings live in a static buffer. */
+static int replay_eal_args(const struct pd_app_config *c, char *prog, char **out)
+{
+	static char vdev[8192], lcores[64], prefix[64];
+	unsigned workers = c->workers ? c->workers : 1;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = 0, len;
+
+	if (has_comma(c->pcap_in) || (c->pcap_out && has_comma(c->pcap_out))) {
+		fprintf(stderr, "pktdedup: --pcap-in/--pcap-out: file names with ',' cannot be"
+			" passed to net_pcap\n");
+		return -1;
+	}
+	if (ncpu < 1)
+		ncpu = 1;
+	/* worker lcores 0..workers-1 on the CPUs there are (several lcores may share one) */
+	len = snprintf(lcores, sizeof(lcores), "(0-%u)@(0-%ld)", workers - 1, ncpu - 1);
+	if (workers == 1)
+		len = snprintf(lcores, sizeof(lcores), "0@(0-%ld)", ncpu - 1);
+	(void)len;
+	len = snprintf(vdev, sizeof(vdev), "net_pcap0,rx_pcap=%s", c->pcap_in);
+	for (unsigned i = 0; i < workers; i++)
+		len += snprintf(vdev + len, sizeof(vdev) - (size_t)len, ",tx_pcap=%s",
+				c->pcap_out && i == 0 ? c->pcap_out : "/dev/null");
+	if ((size_t)len >= sizeof(vdev)) {
+		fprintf(stderr, "pktdedup: --pcap-in/--pcap-out: path too long\n");
+		return -1;
+	}
+	snprintf(prefix, sizeof(prefix), "pktdedup-%ld", (long)getpid());
+	out[n++] = prog;
+	out[n++] = "--lcores";
+	out[n++] = lcores;
+	out[n++] = "--no-huge";
+	out[n++] = "-m";
+	out[n++] = "512";
+	out[n++] = "--no-shconf";
+	out[n++] = "--file-prefix";
+	out[n++] = prefix;
+	out[n++] = "--no-pci";
+	out[n++] = "--log-level";
+	out[n++] = "*:warning";
+	out[n++] = "--no-telemetry"; /* a replay is short: its summary is the output */
+	out[n++] = "--vdev";
+	out[n++] = vdev;
+	out[n] = NULL;
+	return n;
+}
+
+/* ---- ports ---- */
+
+static int rss_fields(enum pd_key_mode mode, uint64_t *hf)
+{
+	switch (mode) {
+	case PD_KEY_FLOW:
+	case PD_KEY_PACKET: /* addresses and ports are fields of both keys */
+		*hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_SCTP;
+		return 0;
+	case PD_KEY_SRCIP:
+	case PD_KEY_CLICK: /* only the source address is common to every key */
+		*hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_L3_SRC_ONLY;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int port_setup(uint16_t port, unsigned nrxq, unsigned ntxq, int rss, uint64_t rss_hf)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint16_t rxd = (uint16_t)pd_app.cfg.rx_desc, txd = (uint16_t)pd_app.cfg.tx_desc;
+	int socket = rte_eth_dev_socket_id(port), rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_info_get(port, &info);
+	if (rc != 0)
+		return rc;
+	if (rss) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = rss_hf;
+	}
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	rc = rte_eth_dev_configure(port, (uint16_t)nrxq, (uint16_t)ntxq, &conf);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &rxd, &txd);
+	if (rc != 0)
+		return rc;
+	for (unsigned q = 0; q < nrxq; q++) {
+		rc = rte_eth_rx_queue_setup(port, (uint16_t)q, rxd, socket < 0 ? 0 : (unsigned)socket,
+					    NULL, pd_app.pool);
+		if (rc != 0)
+			return rc;
+	}
+	for (unsigned q = 0; q < ntxq; q++) {
+		struct rte_eth_txconf txc = info.default_txconf;
+
+		txc.offloads = conf.txmode.offloads;
+		rc = rte_eth_tx_queue_setup(port, (uint16_t)q, txd, socket < 0 ? 0 : (unsigned)socket,
+					    &txc);
+		if (rc != 0)
+			return rc;
+	}
+	rc = rte_eth_dev_start(port);
+	if (rc != 0)
+		return rc;
+	/* vdevs such as net_pcap do not support it; that is not an error */
+	(void)rte_eth_promiscuous_enable(port);
+	return 0;
+}
+
+/* ---- statistics ---- */
+
+static double now_s(void)
+{
+	return (double)rte_get_tsc_cycles() / (double)rte_get_tsc_hz();
+}
+
+static double stats_t0, stats_last;
+
+static void print_line(FILE *out, double secs);
+
+/* Called by the main lcore (from its worker loop, or its wait loop). */
+void pd_stats_tick(void)
+{
+	double now;
+
+	if (pd_app.cfg.stats_interval <= 0)
+		return;
+	now = now_s();
+	if (now - stats_last >= pd_app.cfg.stats_interval) {
+		stats_last = now;
+		print_line(stderr, now - stats_t0);
+	}
+}
+
+static void print_line(FILE *out, double secs)
+{
+	struct pd_counters t;
+
+	pd_counters_sum(&t);
+	fprintf(out, "pktdedup: %.1fs rx %" PRIu64 " tx %" PRIu64 " unique %" PRIu64
+		" duplicate %" PRIu64 " dropped %" PRIu64 " marked %" PRIu64 " unparseable %" PRIu64
+		" tx_failed %" PRIu64 "\n", secs, t.rx, t.tx, t.unique, t.duplicate, t.dropped,
+		t.marked, t.unparseable, t.tx_failed);
+	fflush(out);
+}
+
+static void json_counters(FILE *o, const struct pd_counters *c, const char *indent)
+{
+	fprintf(o, "%s\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"unique\": %" PRIu64
+		", \"duplicate\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"marked\": %" PRIu64
+		", \"unmarkable\": %" PRIu64 ", \"unparseable\": %" PRIu64 ", \"tx_failed\": %" PRIu64
+		",\n%s\"dispatched_out\": %" PRIu64 ", \"dispatched_in\": %" PRIu64
+		", \"dispatch_failed\": %" PRIu64 ",\n%s\"unparseable_reasons\": {",
+		indent, c->rx, c->tx, c->unique, c->duplicate, c->dropped, c->marked,
+		c->unmarkable, c->unparseable, c->tx_failed, indent, c->dispatched_out,
+		c->dispatched_in, c->dispatch_failed, indent);
+	for (int r = 1; r < PD_KEY_REASON_COUNT; r++)
+		fprintf(o, "\"%s\": %" PRIu64 ", ", pd_key_reason_name((enum pd_key_reason)r),
+			c->reasons[r]);
+	fprintf(o, "\"oversize\": %" PRIu64 "}", c->oversize);
+}
+
+/* rx = tx + dropped + tx_failed + dispatch_failed (every packet accounted for). */
+static int identity_holds(const struct pd_counters *t)
+{
+	return t->rx == t->tx + t->dropped + t->tx_failed + t->dispatch_failed;
+}
+
+static int write_json(const char *path, double secs)
+{
+	struct pd_counters t;
+	const struct pd_filter_params *fp = pd_filter_params(pd_app.w[0]->filter);
+	FILE *o = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+
+	if (o == NULL) {
+		fprintf(stderr, "pktdedup: --stats-json %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	pd_counters_sum(&t);
+	fprintf(o, "{\n  \"filter\": \"%s\", \"memory_per_worker\": %" PRIu64 ", \"key\": \"%s\","
+		" \"action\": \"%s\", \"workers\": %u, \"dispatch\": \"%s\", \"seconds\": %.6f,\n",
+		pd_filter_type_name(fp->type), fp->memory_bytes,
+		pd_key_mode_name(pd_app.cfg.key.mode),
+		pd_app.cfg.action == PD_ACTION_DROP ? "drop" :
+		pd_app.cfg.action == PD_ACTION_MARK ? "mark" : "count",
+		pd_app.nworkers, pd_app.dispatching ? "software" :
+		pd_app.nworkers > 1 ? "rss" : "none", secs);
+	fprintf(o, "  \"accounted\": %s,\n  \"total\": {\n", identity_holds(&t) ? "true" : "false");
+	json_counters(o, &t, "    ");
+	fprintf(o, "\n  },\n  \"workers_detail\": [\n");
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		fprintf(o, "    {\"worker\": %u, \"lcore\": %u,\n", i, pd_app.w[i]->lcore);
+		json_counters(o, &pd_app.w[i]->c, "     ");
+		fprintf(o, "}%s\n", i + 1 < pd_app.nworkers ? "," : "");
+	}
+	fprintf(o, "  ]\n}\n");
+	if (o != stdout && fclose(o) != 0) {
+		fprintf(stderr, "pktdedup: --stats-json %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void print_summary(double secs)
+{
+	struct pd_counters t;
+
+	pd_counters_sum(&t);
+	printf("pktdedup: %" PRIu64 " packets in %.6f s: %" PRIu64 " unique, %" PRIu64
+	       " duplicate, %" PRIu64 " unparseable\n", t.rx, secs, t.unique, t.duplicate,
+	       t.unparseable);
+	printf("pktdedup: forwarded %" PRIu64 ", dropped %" PRIu64 ", marked %" PRIu64
+	       ", tx failed %" PRIu64 ", dispatch failed %" PRIu64 "; accounted: %s\n",
+	       t.tx, t.dropped, t.marked, t.tx_failed, t.dispatch_failed,
+	       identity_holds(&t) ? "yes" : "NO");
+	for (int r = 1; r < PD_KEY_REASON_COUNT; r++)
+		if (t.reasons[r] != 0)
+			printf("pktdedup:   unparseable %-22s %" PRIu64 "\n",
+			       pd_key_reason_name((enum pd_key_reason)r), t.reasons[r]);
+	fflush(stdout);
+}
+
+static int telemetry_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct pd_counters t;
+
+	(void)cmd;
+	(void)params;
+	pd_counters_sum(&t);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "rx", t.rx);
+	rte_tel_data_add_dict_u64(d, "tx", t.tx);
+	rte_tel_data_add_dict_u64(d, "unique", t.unique);
+	rte_tel_data_add_dict_u64(d, "duplicate", t.duplicate);
+	rte_tel_data_add_dict_u64(d, "dropped", t.dropped);
+	rte_tel_data_add_dict_u64(d, "marked", t.marked);
+	rte_tel_data_add_dict_u64(d, "unparseable", t.unparseable);
+	rte_tel_data_add_dict_u64(d, "tx_failed", t.tx_failed);
+	rte_tel_data_add_dict_u64(d, "dispatch_failed", t.dispatch_failed);
+	rte_tel_data_add_dict_u64(d, "workers", pd_app.nworkers);
+	return 0;
+}
+
+/* ---- workers ---- */
+
+static int seed_from_getrandom(uint64_t *seed)
+{
+	ssize_t n = getrandom(seed, sizeof(*seed), 0);
+
+	return n == (ssize_t)sizeof(*seed) ? 0 : -1;
+}
+
+static int make_workers(void)
+{
+	const struct pd_app_config *c = &pd_app.cfg;
+	unsigned lcore, want = c->workers, i = 0;
+	struct pd_error err;
+
+	/* every worker gets the same resolved parameters, so a planner failure shows once */
+	struct pd_filter_params fp;
+
+	if (pd_filter_params_resolve(&c->filter, &fp, &err) != 0) {
+		fprintf(stderr, "pktdedup: filter: %s\n", err.msg);
+		return -2;
+	}
+	RTE_LCORE_FOREACH(lcore) {
+		struct pd_worker *w;
+		int socket = (int)rte_lcore_to_socket_id(lcore);
+
+		if (want != 0 && i == want)
+			break;
+		w = rte_zmalloc_socket("pd_worker", sizeof(*w), RTE_CACHE_LINE_SIZE, socket);
+		if (w == NULL)
+			return -1;
+		w->idx = i;
+		w->lcore = lcore;
+		w->txq = (uint16_t)i;
+		w->scratch = rte_malloc_socket("pd_scratch", 65536, RTE_CACHE_LINE_SIZE, socket);
+		w->keybuf = rte_malloc_socket("pd_key", PD_KEY_BUF_LEN(65536), RTE_CACHE_LINE_SIZE,
+					      socket);
+		if (w->scratch == NULL || w->keybuf == NULL)
+			return -1;
+		pd_app.w[i++] = w;
+	}
+	if (want != 0 && i < want) {
+		fprintf(stderr, "pktdedup: --workers %u: only %u lcores given to EAL (use -l)\n",
+			want, i);
+		return -2;
+	}
+	pd_app.nworkers = i;
+	return 0;
+}
+
+/*
+ * Filters are created by their own lcore: the library's allocation is touched first
+ * there, so its pages land on that lcore's NUMA node (first-touch policy).
+ */
+static int create_filter(void *arg)
+{
+	struct pd_worker *w = arg;
+	struct pd_error err;
+
+	w->filter = pd_filter_create(&pd_app.cfg.filter, &err);
+	if (w->filter == NULL) {
+		fprintf(stderr, "pktdedup: worker %u: %s\n", w->idx, err.msg);
+		w->failed = 1;
+	}
+	return 0;
+}
+
+static int run_on_workers(int (*fn)(void *))
+{
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		struct pd_worker *w = pd_app.w[i];
+
+		if (w->lcore == rte_get_main_lcore())
+			continue;
+		if (rte_eal_remote_launch(fn, w, w->lcore) != 0)
+			return -1;
+	}
+	for (unsigned i = 0; i < pd_app.nworkers; i++)
+		if (pd_app.w[i]->lcore == rte_get_main_lcore())
+			fn(pd_app.w[i]);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char *eal_argv[32];
+	int eal_argc, rc, status = 0, sep = -1;
+	struct pd_app_config *c = &pd_app.cfg;
+	uint16_t nb_ports;
+	struct pcap_scan scan = {0, 0};
+	unsigned nports = 0;
+	uint16_t ports[PD_APP_MAX_PORTS];
+	uint64_t rss_hf = 0;
+	int rss = 0;
+	double t0;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			sep = i;
+			break;
+		}
+	/* pktdedup options: after "--", or all of them when there is no "--" */
+	{
+		int pargc = sep < 0 ? argc : argc - sep;
+		char **pargv = sep < 0 ? argv : argv + sep;
+
+		if (sep >= 0)
+			pargv[0] = argv[0];
+		if (pd_app_parse(pargc, pargv, c) != 0)
+			return 2;
+	}
+	if (c->pcap_in != NULL && sep >= 0) {
+		fprintf(stderr, "pktdedup: --pcap-in sets up EAL itself: give no EAL options"
+			" (and no '--')\n");
+		return 2;
+	}
+	if (c->pcap_in == NULL && sep < 0) {
+		fprintf(stderr, "pktdedup: give EAL options and '--' before pktdedup's options,"
+			" or --pcap-in FILE\ntry: pktdedup --help\n");
+		return 2;
+	}
+	{
+		/* the planner checks the filter's parameters before anything starts */
+		struct pd_filter_params resolved;
+		struct pd_error err;
+
+		if (pd_filter_params_resolve(&c->filter, &resolved, &err) != 0) {
+			fprintf(stderr, "pktdedup: filter %s: %s\n",
+				pd_filter_type_name(c->filter.type), err.msg);
+			return 2;
+		}
+	}
+	if (!c->seed_given && seed_from_getrandom(&c->filter.seed) != 0) {
+		fprintf(stderr, "pktdedup: getrandom: %s\n", strerror(errno));
+		return 1;
+	}
+
+	pd_app.pcap_packets = UINT64_MAX;
+	if (c->pcap_in != NULL) {
+		if (scan_pcap(c->pcap_in, &scan) != 0)
+			return 1;
+		pd_app.pcap_packets = scan.frames;
+		eal_argc = replay_eal_args(c, argv[0], eal_argv);
+		if (eal_argc < 0)
+			return 1;
+		rc = rte_eal_init(eal_argc, eal_argv);
+	} else {
+		rc = rte_eal_init(sep, argv);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "pktdedup: EAL: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	/* ports: the pair, one port, or the default */
+	nb_ports = rte_eth_dev_count_avail();
+	if (nb_ports == 0) {
+		fprintf(stderr, "pktdedup: no ports (bind a NIC to DPDK, or give --vdev)\n");
+		status = 1;
+		goto out;
+	}
+	if (c->nports == 0) {
+		c->ports[0] = 0;
+		c->ports[1] = nb_ports >= 2 && c->pcap_in == NULL ? 1 : -1;
+		c->nports = c->ports[1] >= 0 ? 2 : 1;
+	}
+	for (int i = 0; i < c->nports; i++) {
+		if (!rte_eth_dev_is_valid_port((uint16_t)c->ports[i])) {
+			fprintf(stderr, "pktdedup: --ports: port %d does not exist (%u ports)\n",
+				c->ports[i], nb_ports);
+			status = 2;
+			goto out;
+		}
+		ports[nports++] = (uint16_t)c->ports[i];
+	}
+	for (int i = 0; i < RTE_MAX_ETHPORTS; i++)
+		pd_app.peer[i] = i;
+	if (c->nports == 2) {
+		pd_app.peer[c->ports[0]] = c->ports[1];
+		pd_app.peer[c->ports[1]] = c->ports[0];
+	}
+	if (c->dup_port >= 0) {
+		if (!rte_eth_dev_is_valid_port((uint16_t)c->dup_port)) {
+			fprintf(stderr, "pktdedup: --dup-port %d: no such port\n", c->dup_port);
+			status = 2;
+			goto out;
+		}
+		if (c->dup_port != c->ports[0] && c->dup_port != c->ports[1])
+			ports[nports++] = (uint16_t)c->dup_port;
+	}
+
+	rc = make_workers();
+	if (rc != 0) {
+		if (rc == -1)
+			fprintf(stderr, "pktdedup: out of memory for worker state\n");
+		status = rc == -2 ? 2 : 1;
+		goto out;
+	}
+
+	/* dispatch: RSS when several workers and every port hashes on the key's fields */
+	if (pd_app.nworkers > 1) {
+		int rss_ok = rss_fields(c->key.mode, &rss_hf) == 0;
+
+		for (unsigned i = 0; i < (unsigned)c->nports && rss_ok; i++) {
+			struct rte_eth_dev_info info;
+
+			rss_ok = rte_eth_dev_info_get(ports[i], &info) == 0 &&
+				 (info.flow_type_rss_offloads & rss_hf) == (rss_hf & ~RTE_ETH_RSS_L3_SRC_ONLY) &&
+				 (!(rss_hf & RTE_ETH_RSS_L3_SRC_ONLY) ||
+				  (info.flow_type_rss_offloads & RTE_ETH_RSS_L3_SRC_ONLY)) &&
+				 info.max_rx_queues >= pd_app.nworkers;
+		}
+		if (c->dispatch == PD_DISPATCH_RSS && !rss_ok) {
+			fprintf(stderr, "pktdedup: --dispatch rss: the ports cannot hash on the %s"
+				" key's fields with %u queues; use --dispatch software\n",
+				pd_key_mode_name(c->key.mode), pd_app.nworkers);
+			status = 2;
+			goto out;
+		}
+		rss = rss_ok && c->dispatch != PD_DISPATCH_SOFTWARE;
+		pd_app.dispatching = !rss;
+	}
+
+	/* mbufs: every RX and TX ring full, plus bursts in flight and dispatch rings */
+	{
+		unsigned data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
+		unsigned n = c->mbufs;
+
+		if (scan.max_caplen + RTE_PKTMBUF_HEADROOM > data_room)
+			data_room = scan.max_caplen + RTE_PKTMBUF_HEADROOM;
+		if (data_room > UINT16_MAX)
+			data_room = UINT16_MAX;
+		if (n == 0)
+			n = nports * pd_app.nworkers * (c->rx_desc + c->tx_desc) +
+			    pd_app.nworkers * (4 * PD_APP_BURST + 2 * 1024) + 4096;
+		pd_app.pool = rte_pktmbuf_pool_create("pd_mbufs", n, 256, 0, (uint16_t)data_room,
+						      (int)rte_socket_id());
+		if (pd_app.pool == NULL) {
+			fprintf(stderr, "pktdedup: cannot create %u mbufs: %s\n", n,
+				rte_strerror(rte_errno));
+			status = 1;
+			goto out;
+		}
+	}
+	if (pd_app.dispatching) {
+		static const struct rte_mbuf_dynfield hf = {
+			.name = "pktdedup_key_hash", .size = sizeof(uint64_t),
+			.align = __alignof__(uint64_t),
+		};
+
+		pd_app.hash_dynfield = rte_mbuf_dynfield_register(&hf);
+		if (pd_app.hash_dynfield < 0) {
+			fprintf(stderr, "pktdedup: mbuf field: %s\n", rte_strerror(rte_errno));
+			status = 1;
+			goto out;
+		}
+		for (unsigned i = 0; i < pd_app.nworkers; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "pd_ring_%u", i);
+			pd_app.w[i]->ring = rte_ring_create(name, 1024,
+				(int)rte_lcore_to_socket_id(pd_app.w[i]->lcore), RING_F_SC_DEQ);
+			if (pd_app.w[i]->ring == NULL) {
+				fprintf(stderr, "pktdedup: ring: %s\n", rte_strerror(rte_errno));
+				status = 1;
+				goto out;
+			}
+		}
+	}
+
+	/* RX queues: with RSS, queue q of each port goes to worker q; otherwise one queue
+	 * per port, on worker 0 (software dispatch spreads the keys). TX: one per worker. */
+	for (unsigned p = 0; p < nports; p++) {
+		int is_rx = p < (unsigned)c->nports;
+		unsigned nrxq = is_rx ? (rss ? pd_app.nworkers : 1) : 0;
+		struct rte_eth_dev_info info;
+
+		if (rte_eth_dev_info_get(ports[p], &info) == 0 && !is_rx && info.max_rx_queues > 0)
+			nrxq = 1; /* some PMDs need one RX queue; the dup port's is never polled */
+		rc = port_setup(ports[p], nrxq, pd_app.nworkers, rss, rss_hf);
+		if (rc != 0) {
+			fprintf(stderr, "pktdedup: port %u: setup failed: %s\n", ports[p],
+				rte_strerror(-rc));
+			status = 1;
+			goto out;
+		}
+		for (unsigned q = 0; is_rx && q < nrxq; q++) {
+			struct pd_worker *w = pd_app.w[rss ? q : 0];
+
+			w->rxq[w->n_rxq].port = ports[p];
+			w->rxq[w->n_rxq].queue = (uint16_t)q;
+			w->n_rxq++;
+		}
+	}
+
+	run_on_workers(create_filter);
+	rte_eal_mp_wait_lcore();
+	for (unsigned i = 0; i < pd_app.nworkers; i++)
+		if (pd_app.w[i]->failed) {
+			status = 1;
+			goto stop;
+		}
+	{
+		const struct pd_filter_params *fp = pd_filter_params(pd_app.w[0]->filter);
+		char portdesc[64];
+
+		if (c->nports == 2)
+			snprintf(portdesc, sizeof(portdesc), "ports %d <-> %d", c->ports[0], c->ports[1]);
+		else
+			snprintf(portdesc, sizeof(portdesc), "port %d (single)", c->ports[0]);
+		fprintf(stderr, "pktdedup: %s, %u worker%s, dispatch %s; filter %s, %" PRIu64
+			" bytes per worker; key %s; action %s%s\n", portdesc, pd_app.nworkers,
+			pd_app.nworkers > 1 ? "s" : "",
+			pd_app.nworkers == 1 ? "none (one worker)" :
+			pd_app.dispatching ? "software (rings)" : "RSS",
+			pd_filter_type_name(fp->type), fp->memory_bytes,
+			pd_key_mode_name(c->key.mode),
+			c->action == PD_ACTION_DROP ? "drop" :
+			c->action == PD_ACTION_MARK ? "mark" : "count",
+			c->pcap_in ? "; replaying the pcap once" : "");
+	}
+	rte_telemetry_register_cmd("/pktdedup/stats", telemetry_stats,
+				   "pktdedup counters: rx, tx, unique, duplicate, dropped, ...");
+
+	t0 = stats_t0 = stats_last = now_s();
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		struct pd_worker *w = pd_app.w[i];
+
+		if (w->lcore != rte_get_main_lcore() &&
+		    rte_eal_remote_launch(pd_worker_main, w, w->lcore) != 0) {
+			fprintf(stderr, "pktdedup: cannot launch lcore %u\n", w->lcore);
+			pd_force_quit = 1;
+			status = 1;
+		}
+	}
+	{
+		struct pd_worker *mainw = NULL;
+
+		for (unsigned i = 0; i < pd_app.nworkers; i++)
+			if (pd_app.w[i]->lcore == rte_get_main_lcore())
+				mainw = pd_app.w[i];
+		if (mainw != NULL) {
+			/* the main lcore is a worker; its loop prints the periodic line */
+			pd_worker_main(mainw);
+		} else {
+			for (;;) {
+				int running = 0;
+				unsigned l;
+
+				RTE_LCORE_FOREACH_WORKER(l)
+					running |= rte_eal_get_lcore_state(l) == RUNNING;
+				if (!running)
+					break;
+				rte_delay_ms(10);
+				pd_stats_tick();
+			}
+		}
+	}
+	rte_eal_mp_wait_lcore();
+	{
+		double secs = now_s() - t0;
+
+		if (c->stats_interval > 0)
+			print_line(stderr, secs);
+		print_summary(secs);
+		if (c->stats_json != NULL && write_json(c->stats_json, secs) != 0)
+			status = 1;
+		{
+			struct pd_counters t;
+
+			pd_counters_sum(&t);
+			if (!identity_holds(&t)) {
+				fprintf(stderr, "pktdedup: internal error: packets unaccounted for\n");
+				status = 1;
+			}
+		}
+	}
+stop:
+	for (unsigned p = 0; p < nports; p++) {
+		rte_eth_dev_stop(ports[p]);
+		rte_eth_dev_close(ports[p]);
+	}
+	if (pd_app.pool != NULL) {
+		unsigned in_use = rte_mempool_in_use_count(pd_app.pool);
+
+		if (in_use != 0)
+			fprintf(stderr, "pktdedup: warning: %u mbufs still in use at exit\n", in_use);
+	}
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		pd_filter_destroy(pd_app.w[i]->filter);
+		rte_ring_free(pd_app.w[i]->ring);
+		rte_free(pd_app.w[i]->scratch);
+		rte_free(pd_app.w[i]->keybuf);
+		rte_free(pd_app.w[i]);
+	}
+out:
+	rte_mempool_free(pd_app.pool);
+	{
+		/* replay: the runtime directory is this process's own (unique prefix) */
+		char rundir[PATH_MAX];
+
+		snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
+		rte_eal_cleanup();
+		if (c->pcap_in != NULL)
+			(void)rmdir(rundir);
+	}
+	return status;
+}

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pktdedup's own options (after EAL's and `--`): parsing, validation, --help.
+ * Every bad value is reported with the option's name; the caller exits with status 2.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/cli.h"
+#include "pktdedup.h"
+
+#define DEFAULT_MEMORY (64u << 20)
+
+void pd_app_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: pktdedup [EAL options] -- [pktdedup options]\n"
+		"       pktdedup --pcap-in IN.pcap [--pcap-out OUT.pcap] [pktdedup options]\n"
+		"\n"
+		"Removes duplicate packets: each worker lcore extracts a key from every packet,\n"
+		"hashes it into its own dedup filter, and drops, marks or counts duplicates\n"
+		"while forwarding the rest (port A -> B and B -> A, or back out of one port).\n"
+		"The second form replays a pcap file once through DPDK's net_pcap (no hugepages,\n"
+		"no EAL options) and exits at its end with the summary.\n"
+		"\n"
+		"Filter (per worker):\n"
+		"  --filter NAME        sbf rsbf bsbf bsbfsd rlbsbf qht qhtd qqhtd bloom lru\n"
+		"                       fpbuffering timerbf exact (default qqhtd)\n"
+		"  --memory SIZE        filter memory per worker, K/M/G (default 64M)\n"
+		"  --fpr P              target false-positive rate for the planner (default %g)\n"
+		"  --seed N             hash secret; default: random from getrandom() at start\n"
+		"  --k N --max N --p N --pstar X --b N --f N --q X --expected-n N\n"
+		"                       filter parameters; 0 or absent: the planner chooses\n"
+		"                       (docs/filters.md)\n"
+		"\n"
+		"Key (docs/keys.md):\n"
+		"  --key MODE           flow | srcip | click | packet (default flow)\n"
+		"  --click-param NAME   click: key on this query parameter's value\n"
+		"  --ignore LIST        packet: zeroed fields among ttl,checksum,dscp,ipid or\n"
+		"                       none (default ttl,checksum)\n"
+		"  --compare-from L     packet: l3 (default) or l2\n"
+		"  --frag POLICY        flow: non-first fragments unparseable (default) or l3\n"
+		"\n"
+		"Action:\n"
+		"  --action A           drop (default) | mark | count\n"
+		"  --mark-dscp N        DSCP written into duplicates with --action mark, 0..63\n"
+		"                       (default 1, lower effort; IPv4 checksum fixed)\n"
+		"  --dup-port P         send duplicates out of port P instead (drop or mark)\n"
+		"  --unparseable U      frames without a key: forward (default) or drop\n"
+		"\n"
+		"Ports and workers:\n"
+		"  --ports A[,B]        one port (packets leave where they came in) or a pair\n"
+		"                       (A -> B, B -> A); default: ports 0,1, or 0 alone\n"
+		"  --workers N          worker lcores used (default: every worker lcore; with\n"
+		"                       --pcap-in: 1)\n"
+		"  --dispatch D         auto (default) | rss | software: how packets of one key\n"
+		"                       reach one worker when there are several\n"
+		"  --rx-desc N --tx-desc N   ring sizes (default 1024)\n"
+		"  --mbufs N            mbufs in the pool (default: from ports and workers)\n"
+		"\n"
+		"pcap replay:\n"
+		"  --pcap-in FILE       input pcap (Ethernet); sets up EAL itself\n"
+		"  --pcap-out FILE      output pcap (default: none)\n"
+		"\n"
+		"Statistics:\n"
+		"  --stats-interval S   print a counter line every S seconds (default: off)\n"
+		"  --stats-json FILE    write the final summary as JSON ('-': stdout)\n"
+		"  telemetry: /pktdedup/stats (dpdk-telemetry.py)\n"
+		"\n"
+		"  --help               this text\n"
+		"\n"
+		"Exit status: 0 done; 1 a runtime failure (ports, memory, input file); 2 bad options.\n",
+		PD_DEFAULT_TARGET_FPR);
+}
+
+enum {
+	O_FILTER = 256, O_KEY, O_CLICK, O_IGNORE, O_FROM, O_FRAG, O_ACTION, O_DSCP, O_DUPPORT,
+	O_UNPARSEABLE, O_PORTS, O_WORKERS, O_DISPATCH, O_RXD, O_TXD, O_MBUFS, O_PCAPIN,
+	O_PCAPOUT, O_SINT, O_SJSON, O_HELP,
+};
+
+static const struct option longopts[] = {
+	{"filter", required_argument, NULL, O_FILTER},
+	CLI_FILTER_LONGOPTS,
+	{"key", required_argument, NULL, O_KEY},
+	{"click-param", required_argument, NULL, O_CLICK},
+	{"ignore", required_argument, NULL, O_IGNORE},
+	{"compare-from", required_argument, NULL, O_FROM},
+	{"frag", required_argument, NULL, O_FRAG},
+	{"action", required_argument, NULL, O_ACTION},
+	{"mark-dscp", required_argument, NULL, O_DSCP},
+	{"dup-port", required_argument, NULL, O_DUPPORT},
+	{"unparseable", required_argument, NULL, O_UNPARSEABLE},
+	{"ports", required_argument, NULL, O_PORTS},
+	{"workers", required_argument, NULL, O_WORKERS},
+	{"dispatch", required_argument, NULL, O_DISPATCH},
+	{"rx-desc", required_argument, NULL, O_RXD},
+	{"tx-desc", required_argument, NULL, O_TXD},
+	{"mbufs", required_argument, NULL, O_MBUFS},
+	{"pcap-in", required_argument, NULL, O_PCAPIN},
+	{"pcap-out", required_argument, NULL, O_PCAPOUT},
+	{"stats-interval", required_argument, NULL, O_SINT},
+	{"stats-json", required_argument, NULL, O_SJSON},
+	{"help", no_argument, NULL, O_HELP},
+	{NULL, 0, NULL, 0},
+};
+
+static int parse_port(const char *opt, const char *s, int *out)
+{
+	uint32_t v;
+
+	if (cli_u32(opt, s, &v) != 0)
+		return -1;
+	if (v >= RTE_MAX_ETHPORTS)
+		return cli_bad(opt, s, "port number too large");
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_ports(const char *s, struct pd_app_config *c)
+{
+	char buf[32];
+	const char *comma = strchr(s, ',');
+
+	if (comma == NULL) {
+		c->nports = 1;
+		c->ports[1] = -1;
+		return parse_port("--ports", s, &c->ports[0]);
+	}
+	if ((size_t)(comma - s) >= sizeof(buf) || strchr(comma + 1, ','))
+		return cli_bad("--ports", s, "expected one port or a pair, such as 0,1");
+	memcpy(buf, s, (size_t)(comma - s));
+	buf[comma - s] = '\0';
+	c->nports = 2;
+	if (parse_port("--ports", buf, &c->ports[0]) || parse_port("--ports", comma + 1, &c->ports[1]))
+		return -1;
+	if (c->ports[0] == c->ports[1])
+		return cli_bad("--ports", s, "the two ports of a pair must differ");
+	return 0;
+}
+
+/* Which options were given, to check the ones that only make sense together. */
+struct seen {
+	const char *click, *ignore, *from, *frag, *dscp, *dup_port, *pcap_out, *dispatch;
+};
+
+static int check(struct pd_app_config *c, const struct seen *s)
+{
+	if (s->click && c->key.mode != PD_KEY_CLICK)
+		return cli_bad("--click-param", s->click, "needs --key click");
+	if (s->ignore && c->key.mode != PD_KEY_PACKET)
+		return cli_bad("--ignore", s->ignore, "needs --key packet");
+	if (s->from && c->key.mode != PD_KEY_PACKET)
+		return cli_bad("--compare-from", s->from, "needs --key packet");
+	if (s->frag && c->key.mode != PD_KEY_FLOW)
+		return cli_bad("--frag", s->frag, "needs --key flow");
+	if (s->dscp && c->action != PD_ACTION_MARK)
+		return cli_bad("--mark-dscp", s->dscp, "needs --action mark");
+	if (s->dup_port && c->action == PD_ACTION_COUNT)
+		return cli_bad("--dup-port", s->dup_port,
+			       "--action count forwards duplicates with the rest");
+	if (s->pcap_out && c->pcap_in == NULL)
+		return cli_bad("--pcap-out", s->pcap_out, "needs --pcap-in");
+	if (c->pcap_in != NULL) {
+		if (c->nports != 0)
+			return cli_bad("--ports", "", "--pcap-in makes its own port");
+		if (c->dup_port >= 0)
+			return cli_bad("--dup-port", s->dup_port, "not with --pcap-in");
+		if (c->workers > 1 && c->pcap_out != NULL)
+			return cli_bad("--workers", "",
+				       "--pcap-out keeps the input order with one worker only");
+	}
+	return 0;
+}
+
+int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
+{
+	struct seen s = {0};
+	int opt, r;
+
+	cli_prog = "pktdedup";
+	memset(c, 0, sizeof(*c));
+	c->filter.type = PD_FILTER_QQHTD;
+	c->filter.memory_bytes = DEFAULT_MEMORY;
+	pd_key_config_init(&c->key, PD_KEY_FLOW);
+	c->action = PD_ACTION_DROP;
+	c->mark_dscp = 1;
+	c->dup_port = -1;
+	c->ports[0] = c->ports[1] = -1;
+	c->dispatch = PD_DISPATCH_AUTO;
+	c->rx_desc = 1024;
+	c->tx_desc = 1024;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		const char *a = optarg;
+		uint32_t u;
+
+		r = 0;
+		switch (opt) {
+		case O_FILTER:
+			if (pd_filter_type_parse(a, &c->filter.type) != 0)
+				r = cli_bad("--filter", a, "unknown filter (sbf rsbf bsbf bsbfsd rlbsbf "
+					    "qht qhtd qqhtd bloom lru fpbuffering timerbf exact)");
+			break;
+		case O_KEY: {
+			int m = pd_key_mode_from_name(a);
+
+			if (m < 0)
+				r = cli_bad("--key", a, "expected flow, srcip, click or packet");
+			else
+				c->key.mode = (enum pd_key_mode)m;
+			break;
+		}
+		case O_CLICK:
+			s.click = a;
+			if (a[0] == '\0' || strlen(a) > PD_KEY_PARAM_MAX || strpbrk(a, "&=? ") != NULL)
+				r = cli_bad("--click-param", a, "a name of 1 to 63 characters without "
+					    "& = ? or space");
+			else
+				strcpy(c->key.click_param, a);
+			break;
+		case O_IGNORE:
+			s.ignore = a;
+			r = cli_ignore("--ignore", a, &c->key.ignore);
+			break;
+		case O_FROM:
+			s.from = a;
+			if (strcmp(a, "l3") == 0)
+				c->key.from = PD_FROM_L3;
+			else if (strcmp(a, "l2") == 0)
+				c->key.from = PD_FROM_L2;
+			else
+				r = cli_bad("--compare-from", a, "expected l2 or l3");
+			break;
+		case O_FRAG:
+			s.frag = a;
+			if (strcmp(a, "unparseable") == 0)
+				c->key.frag = PD_FRAG_UNPARSEABLE;
+			else if (strcmp(a, "l3") == 0)
+				c->key.frag = PD_FRAG_L3;
+			else
+				r = cli_bad("--frag", a, "expected unparseable or l3");
+			break;
+		case O_ACTION:
+			if (strcmp(a, "drop") == 0)
+				c->action = PD_ACTION_DROP;
+			else if (strcmp(a, "mark") == 0)
+				c->action = PD_ACTION_MARK;
+			else if (strcmp(a, "count") == 0)
+				c->action = PD_ACTION_COUNT;
+			else
+				r = cli_bad("--action", a, "expected drop, mark or count");
+			break;
+		case O_DSCP:
+			s.dscp = a;
+			r = cli_u32("--mark-dscp", a, &u);
+			if (r == 0 && u > 63)
+				r = cli_bad("--mark-dscp", a, "a DSCP is 0..63");
+			c->mark_dscp = u;
+			break;
+		case O_DUPPORT:
+			s.dup_port = a;
+			r = parse_port("--dup-port", a, &c->dup_port);
+			break;
+		case O_UNPARSEABLE:
+			if (strcmp(a, "forward") == 0)
+				c->drop_unparseable = 0;
+			else if (strcmp(a, "drop") == 0)
+				c->drop_unparseable = 1;
+			else
+				r = cli_bad("--unparseable", a, "expected forward or drop");
+			break;
+		case O_PORTS: r = parse_ports(a, c); break;
+		case O_WORKERS:
+			r = cli_u32("--workers", a, &c->workers);
+			if (r == 0 && (c->workers == 0 || c->workers > PD_APP_MAX_WORKERS))
+				r = cli_bad("--workers", a, "expected 1 to 64");
+			break;
+		case O_DISPATCH:
+			s.dispatch = a;
+			if (strcmp(a, "auto") == 0)
+				c->dispatch = PD_DISPATCH_AUTO;
+			else if (strcmp(a, "rss") == 0)
+				c->dispatch = PD_DISPATCH_RSS;
+			else if (strcmp(a, "software") == 0)
+				c->dispatch = PD_DISPATCH_SOFTWARE;
+			else
+				r = cli_bad("--dispatch", a, "expected auto, rss or software");
+			break;
+		case O_RXD:
+		case O_TXD:
+			r = cli_u32(opt == O_RXD ? "--rx-desc" : "--tx-desc", a, &u);
+			if (r == 0 && (u < 32 || u > 32768 || (u & (u - 1))))
+				r = cli_bad(opt == O_RXD ? "--rx-desc" : "--tx-desc", a,
+					    "a power of two from 32 to 32768");
+			*(opt == O_RXD ? &c->rx_desc : &c->tx_desc) = u;
+			break;
+		case O_MBUFS:
+			r = cli_u32("--mbufs", a, &c->mbufs);
+			if (r == 0 && c->mbufs < 1024)
+				r = cli_bad("--mbufs", a, "at least 1024");
+			break;
+		case O_PCAPIN: c->pcap_in = a; break;
+		case O_PCAPOUT:
+			s.pcap_out = a;
+			c->pcap_out = a;
+			break;
+		case O_SINT:
+			r = cli_real("--stats-interval", a, 0.001, 86400, &c->stats_interval);
+			break;
+		case O_SJSON: c->stats_json = a; break;
+		case O_HELP:
+			pd_app_usage(stdout);
+			exit(0);
+		case ':':
+			fprintf(stderr, "pktdedup: option %s needs a value\n", argv[optind - 1]);
+			return -1;
+		default:
+			if (opt >= CLI_O_MEMORY && opt < CLI_O_FILTER_END) {
+				r = cli_filter_option(opt, a, &c->filter);
+				c->seed_given |= opt == CLI_O_SEED;
+				break;
+			}
+			fprintf(stderr, "pktdedup: unknown option %s\ntry: pktdedup --help\n",
+				argv[optind - 1]);
+			return -1;
+		}
+		if (r != 0)
+			return -1;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pktdedup: unexpected argument %s\ntry: pktdedup --help\n",
+			argv[optind]);
+		return -1;
+	}
+	return check(c, &s);
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pktdedup, the DPDK application: shared configuration, per-worker state and counters.
+ */
+#ifndef PKTDEDUP_APP_H
+#define PKTDEDUP_APP_H
+
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include <pktdedup/pd_filter.h>
+#include <pktdedup/pd_key.h>
+
+#define PD_APP_BURST 32
+#define PD_APP_MAX_WORKERS 64
+#define PD_APP_MAX_PORTS 3 /* the pair plus the duplicate port */
+#define PD_APP_TX_RETRIES 8
+
+enum pd_action { PD_ACTION_DROP, PD_ACTION_MARK, PD_ACTION_COUNT };
+enum pd_dispatch { PD_DISPATCH_AUTO, PD_DISPATCH_RSS, PD_DISPATCH_SOFTWARE, PD_DISPATCH_NONE };
+
+struct pd_app_config {
+	struct pd_filter_params filter;
+	int seed_given;
+	struct pd_key_config key;
+	enum pd_action action;
+	unsigned mark_dscp;
+	int dup_port;           /* -1: none */
+	int drop_unparseable;   /* 0: forward them */
+	int ports[2];           /* the pair, or one port (ports[1] = -1) */
+	int nports;             /* 0: choose from the ports there are */
+	unsigned workers;       /* 0: one per worker lcore */
+	enum pd_dispatch dispatch;
+	double stats_interval;  /* seconds; 0: no periodic line */
+	const char *stats_json;
+	const char *pcap_in;
+	const char *pcap_out;
+	unsigned rx_desc, tx_desc;
+	unsigned mbufs;
+};
+
+/* One worker's counters; written only by its worker, read by the stats code. */
+struct pd_counters {
+	uint64_t rx;          /* received from a port by this worker */
+	uint64_t tx;          /* sent (to the peer port, or to --dup-port) */
+	uint64_t unique;
+	uint64_t duplicate;
+	uint64_t dropped;     /* duplicates freed (drop), unparseable freed (--unparseable drop) */
+	uint64_t marked;      /* duplicates forwarded with the DSCP mark */
+	uint64_t unmarkable;  /* duplicates forwarded unmarked: not IP */
+	uint64_t unparseable; /* frames without a key (per reason below) */
+	uint64_t tx_failed;   /* freed after PD_APP_TX_RETRIES partial sends */
+	uint64_t dispatched_out; /* handed to another worker's ring */
+	uint64_t dispatched_in;  /* taken from this worker's ring */
+	uint64_t dispatch_failed; /* ring full: freed and counted */
+	uint64_t reasons[PD_KEY_REASON_COUNT];
+	uint64_t oversize; /* frames longer than the key scratch buffer (unparseable) */
+};
+
+struct pd_txbuf {
+	uint16_t n;
+	struct rte_mbuf *m[2 * PD_APP_BURST];
+};
+
+struct pd_rxq {
+	uint16_t port;
+	uint16_t queue;
+};
+
+struct pd_worker {
+	unsigned idx;       /* 0..workers-1 */
+	unsigned lcore;
+	struct pd_rxq rxq[PD_APP_MAX_PORTS];
+	unsigned n_rxq;
+	uint16_t txq;       /* this worker's TX queue on every port */
+	struct rte_ring *ring; /* software dispatch: packets whose key this worker owns */
+	struct pd_filter *filter;
+	int failed;
+	struct pd_counters c __rte_cache_aligned;
+	struct pd_txbuf tx[RTE_MAX_ETHPORTS] __rte_cache_aligned;
+	uint8_t *scratch;   /* linearised multi-segment frames */
+	uint8_t *keybuf;
+} __rte_cache_aligned;
+
+struct pd_app {
+	struct pd_app_config cfg;
+	struct pd_worker *w[PD_APP_MAX_WORKERS];
+	unsigned nworkers;
+	int dispatching;            /* software dispatch on */
+	int peer[RTE_MAX_ETHPORTS]; /* where a port's packets leave */
+	uint64_t pcap_packets;      /* replay: frames in the input, the end of input */
+	int hash_dynfield;          /* mbuf offset of the key hash (dispatch) */
+	struct rte_mempool *pool;
+};
+
+extern struct pd_app pd_app;
+extern volatile int pd_force_quit;
+extern volatile int pd_input_done;
+
+/* options.c */
+int pd_app_parse(int argc, char **argv, struct pd_app_config *cfg);
+void pd_app_usage(FILE *out);
+
+/* main.c */
+void pd_stats_tick(void);
+
+/* worker.c */
+int pd_worker_main(void *arg);
+void pd_counters_sum(struct pd_counters *total);
+
+#endif

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The worker loop, shaped like DPDK's l2fwd: receive a burst, extract every key, hash
+ * them, one filter burst call, then act on each packet in arrival order and send.
+ *
+ * With software dispatch each key has an owner worker (a function of its hash): a
+ * worker keeps the packets it owns and hands the others to their owner's ring, carrying
+ * the hash in an mbuf dynamic field; each worker also drains its own ring. Frames without
+ * a key never travel: the receiving worker forwards (or drops) them at once.
+ *
+ * Accounting, per worker: rx + dispatched_in = tx + dropped + tx_failed +
+ * dispatched_out + dispatch_failed; summed over workers dispatched_in = dispatched_out,
+ * so rx = tx + dropped + tx_failed + dispatch_failed in total.
+ */
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_prefetch.h>
+
+#include "pktdedup.h"
+
+#define SCRATCH_LEN 65536
+
+static inline uint64_t *hash_field(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, pd_app.hash_dynfield, uint64_t *);
+}
+
+/* Owner of a key: a multiply by an odd constant mixes every bit of the hash into the
+ * top 32, so the owner does not depend on the bits the filters index with. */
+static inline unsigned owner_of(uint64_t h, unsigned n)
+{
+	return (unsigned)(((h * 0x9e3779b97f4a7c15ULL) >> 32) * n >> 32);
+}
+
+static void tx_flush(struct pd_worker *w, uint16_t port)
+{
+	struct pd_txbuf *b = &w->tx[port];
+	uint16_t sent = 0;
+
+	for (unsigned tries = 0; sent < b->n && tries < PD_APP_TX_RETRIES; tries++)
+		sent += rte_eth_tx_burst(port, w->txq, b->m + sent, (uint16_t)(b->n - sent));
+	w->c.tx += sent;
+	if (sent < b->n) {
+		w->c.tx_failed += (uint64_t)(b->n - sent);
+		rte_pktmbuf_free_bulk(b->m + sent, (unsigned)(b->n - sent));
+	}
+	b->n = 0;
+}
+
+static inline void tx_one(struct pd_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	struct pd_txbuf *b = &w->tx[port];
+
+	b->m[b->n++] = m;
+	if (b->n == RTE_DIM(b->m))
+		tx_flush(w, port);
+}
+
+static void tx_flush_all(struct pd_worker *w)
+{
+	uint16_t port;
+
+	RTE_ETH_FOREACH_DEV(port)
+		if (w->tx[port].n != 0)
+			tx_flush(w, port);
+}
+
+/* Bytes of a frame, linearised into scratch if it spans segments; NULL if too long. */
+static inline const uint8_t *frame_bytes(struct pd_worker *w, struct rte_mbuf *m)
+{
+	if (m->pkt_len > SCRATCH_LEN)
+		return NULL;
+	return rte_pktmbuf_read(m, 0, m->pkt_len, w->scratch);
+}
+
+/* Key and hash of one packet; 0 when it has a key. Unparseable frames are counted. */
+static inline int key_hash(struct pd_worker *w, struct rte_mbuf *m, uint64_t *h)
+{
+	const uint8_t *p = frame_bytes(w, m);
+	enum pd_key_reason r;
+	size_t klen;
+
+	if (p == NULL) {
+		w->c.oversize++;
+		w->c.unparseable++;
+		return -1;
+	}
+	r = pd_key_extract(&pd_app.cfg.key, p, m->pkt_len, w->keybuf,
+			   PD_KEY_BUF_LEN(SCRATCH_LEN), &klen);
+	if (r != PD_KEY_OK) {
+		w->c.reasons[r]++;
+		w->c.unparseable++;
+		return -1;
+	}
+	*h = pd_filter_hash(w->filter, w->keybuf, klen);
+	return 0;
+}
+
+static inline void forward(struct pd_worker *w, struct rte_mbuf *m)
+{
+	tx_one(w, (uint16_t)pd_app.peer[m->port], m);
+}
+
+static inline void act_unparseable(struct pd_worker *w, struct rte_mbuf *m)
+{
+	if (pd_app.cfg.drop_unparseable) {
+		w->c.dropped++;
+		rte_pktmbuf_free(m);
+	} else {
+		forward(w, m);
+	}
+}
+
+static inline void act_duplicate(struct pd_worker *w, struct rte_mbuf *m)
+{
+	const struct pd_app_config *c = &pd_app.cfg;
+
+	w->c.duplicate++;
+	switch (c->action) {
+	case PD_ACTION_DROP:
+		if (c->dup_port >= 0) {
+			tx_one(w, (uint16_t)c->dup_port, m);
+		} else {
+			w->c.dropped++;
+			rte_pktmbuf_free(m);
+		}
+		return;
+	case PD_ACTION_MARK:
+		/* the headers are in the first segment for any frame a NIC or vdev delivers */
+		if (pd_frame_set_dscp(rte_pktmbuf_mtod(m, uint8_t *), m->data_len,
+				      c->mark_dscp) == 0)
+			w->c.marked++;
+		else
+			w->c.unmarkable++;
+		tx_one(w, (uint16_t)(c->dup_port >= 0 ? c->dup_port : pd_app.peer[m->port]), m);
+		return;
+	case PD_ACTION_COUNT:
+	default:
+		forward(w, m);
+		return;
+	}
+}
+
+/* Filter burst over packets this worker owns, then act in order. */
+static void process_owned(struct pd_worker *w, struct rte_mbuf **m, const uint64_t *h,
+			  unsigned n)
+{
+	uint8_t v[PD_APP_BURST];
+
+	if (n == 0)
+		return;
+	pd_filter_burst_hashed(w->filter, h, NULL, v, n);
+	for (unsigned i = 0; i < n; i++) {
+		if (v[i]) {
+			act_duplicate(w, m[i]);
+		} else {
+			w->c.unique++;
+			forward(w, m[i]);
+		}
+	}
+}
+
+/*
+ * One received burst without dispatch: keys for all, one filter call for the keyed
+ * ones, then every packet in arrival order (so the output keeps the input order).
+ */
+static void handle_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n)
+{
+	uint64_t h[PD_APP_BURST];
+	uint8_t keyed[PD_APP_BURST], v[PD_APP_BURST];
+	unsigned nk = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		keyed[i] = key_hash(w, pkts[i], &h[nk]) == 0;
+		nk += keyed[i];
+	}
+	if (nk != 0)
+		pd_filter_burst_hashed(w->filter, h, NULL, v, nk);
+	for (unsigned i = 0, k = 0; i < n; i++) {
+		if (!keyed[i]) {
+			act_unparseable(w, pkts[i]);
+		} else if (v[k++]) {
+			act_duplicate(w, pkts[i]);
+		} else {
+			w->c.unique++;
+			forward(w, pkts[i]);
+		}
+	}
+}
+
+/* One received burst with software dispatch. */
+static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n)
+{
+	struct rte_mbuf *mine[PD_APP_BURST], *out[PD_APP_MAX_WORKERS][PD_APP_BURST];
+	unsigned nout[PD_APP_MAX_WORKERS] = {0}, nmine = 0;
+	uint64_t h[PD_APP_BURST];
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t hi;
+		unsigned o;
+
+		if (key_hash(w, pkts[i], &hi) != 0) {
+			act_unparseable(w, pkts[i]);
+			continue;
+		}
+		o = owner_of(hi, pd_app.nworkers);
+		if (o == w->idx) {
+			h[nmine] = hi;
+			mine[nmine++] = pkts[i];
+		} else {
+			*hash_field(pkts[i]) = hi;
+			out[o][nout[o]++] = pkts[i];
+		}
+	}
+	for (unsigned o = 0; o < pd_app.nworkers; o++) {
+		unsigned q;
+
+		if (nout[o] == 0)
+			continue;
+		q = rte_ring_enqueue_burst(pd_app.w[o]->ring, (void **)out[o], nout[o], NULL);
+		w->c.dispatched_out += q;
+		if (q < nout[o]) {
+			w->c.dispatch_failed += nout[o] - q;
+			rte_pktmbuf_free_bulk(out[o] + q, nout[o] - q);
+		}
+	}
+	process_owned(w, mine, h, nmine);
+}
+
+static unsigned drain_ring(struct pd_worker *w)
+{
+	struct rte_mbuf *m[PD_APP_BURST];
+	uint64_t h[PD_APP_BURST];
+	unsigned n = rte_ring_dequeue_burst(w->ring, (void **)m, PD_APP_BURST, NULL);
+
+	for (unsigned i = 0; i < n; i++)
+		h[i] = *hash_field(m[i]);
+	w->c.dispatched_in += n;
+	process_owned(w, m, h, n);
+	return n;
+}
+
+static uint64_t total_rx(void)
+{
+	uint64_t rx = 0;
+
+	for (unsigned i = 0; i < pd_app.nworkers; i++)
+		rx += pd_app.w[i]->c.rx;
+	return rx;
+}
+
+int pd_worker_main(void *arg)
+{
+	struct pd_worker *w = arg;
+	struct rte_mbuf *pkts[PD_APP_BURST];
+	const int replay = pd_app.pcap_packets != UINT64_MAX;
+	const int ticks = w->lcore == rte_get_main_lcore() && pd_app.cfg.stats_interval > 0;
+	uint64_t next_tick = 0;
+
+	while (!pd_force_quit) {
+		unsigned got = 0;
+
+		if (unlikely(ticks) && rte_rdtsc() >= next_tick) {
+			/* about 1000 checks a second, never a branch per packet */
+			next_tick = rte_rdtsc() + rte_get_tsc_hz() / 1000;
+			pd_stats_tick();
+		}
+
+		for (unsigned q = 0; q < w->n_rxq; q++) {
+			uint16_t n = rte_eth_rx_burst(w->rxq[q].port, w->rxq[q].queue, pkts,
+						      PD_APP_BURST);
+
+			if (n == 0)
+				continue;
+			got += n;
+			w->c.rx += n;
+			if (pd_app.dispatching)
+				dispatch_burst(w, pkts, n);
+			else
+				handle_burst(w, pkts, n);
+		}
+		if (pd_app.dispatching)
+			got += drain_ring(w);
+		tx_flush_all(w);
+		if (replay && got == 0) {
+			/* pcap replay: every worker with an RX queue stops when the whole
+			 * file has been received; the others when that is known and their
+			 * ring is empty. */
+			if (w->n_rxq != 0 && total_rx() >= pd_app.pcap_packets) {
+				rte_atomic_thread_fence(__ATOMIC_RELEASE);
+				pd_input_done = 1;
+			}
+			if (pd_input_done &&
+			    (!pd_app.dispatching || rte_ring_empty(w->ring)))
+				break;
+		}
+	}
+	if (pd_app.dispatching)
+		while (drain_ring(w) != 0)
+			;
+	tx_flush_all(w);
+	return 0;
+}
+
+void pd_counters_sum(struct pd_counters *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		const struct pd_counters *c = &pd_app.w[i]->c;
+
+		t->rx += c->rx;
+		t->tx += c->tx;
+		t->unique += c->unique;
+		t->duplicate += c->duplicate;
+		t->dropped += c->dropped;
+		t->marked += c->marked;
+		t->unmarkable += c->unmarkable;
+		t->unparseable += c->unparseable;
+		t->tx_failed += c->tx_failed;
+		t->dispatched_out += c->dispatched_out;
+		t->dispatched_in += c->dispatched_in;
+		t->dispatch_failed += c->dispatch_failed;
+		t->oversize += c->oversize;
+		for (int r = 0; r < PD_KEY_REASON_COUNT; r++)
+			t->reasons[r] += c->reasons[r];
+	}
+}
