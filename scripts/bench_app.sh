@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# One worker's forwarding rate against dpdk-testpmd --forward-mode=io, side by side on
+# the same vdev: net_pcap replaying 65,536 different 64-byte UDP/IPv4 frames from memory
+# in a loop (infinite_rx; TX without a file drops). pktdedup runs with dedup on and
+# --action count (it forwards every packet, as testpmd does). REPS alternating runs of
+# SECS seconds each; medians and the ratio. A benchmark, not a test.
+#   bash scripts/bench_app.sh [SECS] [REPS] [pktdedup options...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/build.sh
+secs=${1:-5}
+reps=${2:-3}
+shift $(($# >= 2 ? 2 : $#))
+extra=("$@")
+[ ${#extra[@]} -eq 0 ] && extra=(--filter qqhtd --memory 64M --key flow)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pcap=$tmp/udp64.pcap
+python3 - "$pcap" <<'PY'
+import struct, sys
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i in range(65536):
+        udp = struct.pack("!HHHH", 1024 + i % 5000, 53, 8 + 18, 0) + b"x" * 18
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), i, 0, 64, 17, 0,
+                         bytes([10, 0, i >> 8, i & 255]), bytes([192, 0, 2, 1]))
+        ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+        fr = b"\x02\0\0\0\0\x02\x02\0\0\0\0\x01\x08\x00" + ip + udp
+        f.write(struct.pack("<IIII", 0, i, len(fr), len(fr)) + fr)
+PY
+vdev="net_pcap0,rx_pcap=$pcap,infinite_rx=1"
+eal=(--no-huge -m 1024 --no-pci --no-telemetry --log-level '*:error')
+rate_pktdedup() {
+	{ timeout -s INT $((secs + 2)) build/app/pktdedup/pktdedup "${eal[@]}" \
+		--file-prefix "bench$$" -l 1 --vdev "$vdev" -- --ports 0 --action count \
+		--mbufs 100000 --stats-interval 1 "${extra[@]}" 2>&1 >/dev/null || true; } |
+		awk '/s rx / { t = $2 + 0; r = $4; if (t >= 2 && pt >= 1) print (r - pr) / (t - pt) / 1e6; pt = t; pr = r }' |
+		sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+}
+rate_testpmd() {
+	{ timeout -s INT $((secs + 2)) dpdk-testpmd "${eal[@]}" --file-prefix "bench$$" \
+		-l 0-1 --vdev "$vdev" -- --forward-mode=io --port-topology=loop --stats-period 1 \
+		--total-num-mbufs=100000 -a 2>/dev/null || true; } |
+		awk '/Rx-pps:/ { n++; if (n >= 2) print $2 / 1e6 }' |
+		sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+}
+echo "pktdedup options: --action count ${extra[*]}"
+p=()
+t=()
+for r in $(seq "$reps"); do
+	t+=("$(rate_testpmd)")
+	p+=("$(rate_pktdedup)")
+	echo "run $r: testpmd ${t[-1]} Mpps, pktdedup ${p[-1]} Mpps"
+done
+med() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+mt=$(med "${t[@]}")
+mp=$(med "${p[@]}")
+echo "median: testpmd $mt Mpps, pktdedup $mp Mpps, ratio $(awk -v a="$mp" -v b="$mt" 'BEGIN { printf "%.2f", a / b }')"
