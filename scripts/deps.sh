@@ -6,9 +6,10 @@ set -euo pipefail
 
 # build: compiler, meson, xxHash, libpcap, DPDK 22.11; tests: cmocka, clang and its
 # runtimes for libFuzzer, python3 with scapy for the fixture generator, editcap
-# (wireshark-common) as the independent dedup reference.
+# (wireshark-common) as the independent dedup reference, tcpreplay, tcpdump and iproute2
+# for the inline test on veth pairs.
 pkgs=(gcc pkg-config meson ninja-build libxxhash-dev libpcap-dev libdpdk-dev libcmocka-dev
-	clang libclang-rt-14-dev python3 python3-scapy wireshark-common)
+	clang libclang-rt-14-dev python3 python3-scapy wireshark-common tcpreplay tcpdump iproute2)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -9,6 +9,7 @@ with pktdedup):
                                                   every frame of IN, the duplicates with
                                                   DSCP set and the IPv4 checksum redone
     pcap_tool.py count EXPECTED VARIANT           "<duplicates> <unique> <nokey>"
+    pcap_tool.py select IN EXPECTED VARIANT FLAG  frames of IN whose flag is FLAG (0, 1, -)
 """
 import struct
 import sys
@@ -82,6 +83,11 @@ def main():
         dscp = int(sys.argv[5])
         for f, d in zip(frames(sys.argv[2]), fl):
             print((mark(f, dscp) if d == "1" else f).hex())
+    elif cmd == "select":
+        fl = expected(sys.argv[3], sys.argv[4])
+        for f, d in zip(frames(sys.argv[2]), fl):
+            if d == sys.argv[5]:
+                print(f.hex())
     elif cmd == "count":
         fl = expected(sys.argv[2], sys.argv[3])
         print(fl.count("1"), fl.count("0"), fl.count("-"))
