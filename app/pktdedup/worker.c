@@ -12,6 +12,9 @@
  * dispatched_out + dispatch_failed; summed over workers dispatched_in = dispatched_out,
  * so rx = tx + dropped + tx_failed + dispatch_failed in total.
  */
+#include <inttypes.h>
+#include <stdio.h>
+
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_mbuf_dyn.h>
@@ -258,7 +261,7 @@ int pd_worker_main(void *arg)
 	struct rte_mbuf *pkts[PD_APP_BURST];
 	const int replay = pd_app.pcap_packets != UINT64_MAX;
 	const int ticks = w->lcore == rte_get_main_lcore() && pd_app.cfg.stats_interval > 0;
-	uint64_t next_tick = 0;
+	uint64_t next_tick = 0, last_rx = rte_rdtsc();
 
 	while (!pd_force_quit) {
 		unsigned got = 0;
@@ -277,6 +280,7 @@ int pd_worker_main(void *arg)
 				continue;
 			got += n;
 			w->c.rx += n;
+			last_rx = rte_rdtsc();
 			if (pd_app.dispatching)
 				dispatch_burst(w, pkts, n);
 			else
@@ -291,6 +295,14 @@ int pd_worker_main(void *arg)
 			 * ring is empty. */
 			if (w->n_rxq != 0 && total_rx() >= pd_app.pcap_packets) {
 				rte_atomic_thread_fence(__ATOMIC_RELEASE);
+				pd_input_done = 1;
+			} else if (w->n_rxq != 0 && !pd_input_done &&
+				   rte_rdtsc() - last_rx > 2 * rte_get_tsc_hz()) {
+				/* the PMD stopped short of the count (a frame it could not
+				 * deliver): say so rather than wait forever */
+				fprintf(stderr, "pktdedup: warning: the pcap port delivered %" PRIu64
+					" of %" PRIu64 " frames and then nothing for 2 s; stopping\n",
+					total_rx(), pd_app.pcap_packets);
 				pd_input_done = 1;
 			}
 			if (pd_input_done &&
