@@ -14,7 +14,7 @@ shift $(($# >= 2 ? 2 : $#))
 extra=("$@")
 [ ${#extra[@]} -eq 0 ] && extra=(--filter qqhtd --memory 64M --key flow)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "/var/run/dpdk/bench$$"' EXIT # EAL leaves its runtime directory
 pcap=$tmp/udp64.pcap
 python3 - "$pcap" <<'PY'
 import struct, sys

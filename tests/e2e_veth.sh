@@ -25,7 +25,7 @@ cleanup() {
 	ip netns del "$nsb" 2>/dev/null || true
 	ip link del "$va" 2>/dev/null || true
 	ip link del "$vb" 2>/dev/null || true
-	rm -rf "$tmp"
+	rm -rf "$tmp" "/var/run/dpdk/pdveth$id" # EAL leaves its runtime directory
 }
 trap cleanup EXIT
 
