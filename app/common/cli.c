@@ -114,7 +114,7 @@ int cli_duration(const char *opt, const char *s, uint64_t *out_ns)
 				    : "needs a unit: ns, us, ms or s");
 }
 
-int cli_ignore(const char *opt, const char *s, uint32_t *out)
+static int cli_ignore(const char *opt, const char *s, uint32_t *out)
 {
 	static const struct {
 		const char *name;
@@ -162,4 +162,64 @@ int cli_filter_option(int opt, const char *a, struct pd_filter_params *p)
 	case CLI_O_EXPN: return cli_count("--expected-n", a, &p->expected_n);
 	default: return cli_bad("(internal)", a, "not a filter option");
 	}
+}
+
+int cli_key_option(int opt, const char *a, struct pd_key_config *k, struct cli_key_given *g)
+{
+	int m;
+
+	g->value[opt - CLI_O_KEY] = a;
+	switch (opt) {
+	case CLI_O_KEY:
+		m = pd_key_mode_from_name(a);
+		if (m < 0)
+			return cli_bad("--key", a, "expected flow, srcip, click or packet");
+		k->mode = (enum pd_key_mode)m;
+		return 0;
+	case CLI_O_CLICK_PARAM:
+		if (a[0] == '\0' || strlen(a) > PD_KEY_PARAM_MAX || strpbrk(a, "&=? ") != NULL)
+			return cli_bad("--click-param", a,
+				       "a name of 1 to 63 characters without & = ? or space");
+		strcpy(k->click_param, a);
+		return 0;
+	case CLI_O_IGNORE:
+		return cli_ignore("--ignore", a, &k->ignore);
+	case CLI_O_COMPARE_FROM:
+		if (strcmp(a, "l3") != 0 && strcmp(a, "l2") != 0)
+			return cli_bad("--compare-from", a, "expected l2 or l3");
+		k->from = a[1] == '2' ? PD_FROM_L2 : PD_FROM_L3;
+		return 0;
+	case CLI_O_FRAG:
+		if (strcmp(a, "unparseable") != 0 && strcmp(a, "l3") != 0)
+			return cli_bad("--frag", a, "expected unparseable or l3");
+		k->frag = strcmp(a, "l3") == 0 ? PD_FRAG_L3 : PD_FRAG_UNPARSEABLE;
+		return 0;
+	default:
+		return cli_bad("(internal)", a, "not a key option");
+	}
+}
+
+int cli_key_check(const struct pd_key_config *k, const struct cli_key_given *g)
+{
+	static const struct {
+		int opt;
+		const char *name;
+		enum pd_key_mode mode;
+	} needs[] = {
+		{CLI_O_CLICK_PARAM, "--click-param", PD_KEY_CLICK},
+		{CLI_O_IGNORE, "--ignore", PD_KEY_PACKET},
+		{CLI_O_COMPARE_FROM, "--compare-from", PD_KEY_PACKET},
+		{CLI_O_FRAG, "--frag", PD_KEY_FLOW},
+	};
+
+	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++) {
+		const char *v = g->value[needs[i].opt - CLI_O_KEY];
+		char why[32];
+
+		if (v != NULL && k->mode != needs[i].mode) {
+			snprintf(why, sizeof(why), "needs --key %s", pd_key_mode_name(needs[i].mode));
+			return cli_bad(needs[i].name, v, why);
+		}
+	}
+	return 0;
 }

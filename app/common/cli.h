@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include <pktdedup/pd_filter.h>
+#include <pktdedup/pd_key.h>
 
 /** Program name used in messages ("pktdedup", "pktdedup-eval"). */
 extern const char *cli_prog;
@@ -45,7 +46,29 @@ enum {
 /** Parse filter option @p opt (CLI_O_MEMORY..CLI_O_EXPN) into @p p: 0 or -1. */
 int cli_filter_option(int opt, const char *arg, struct pd_filter_params *p);
 
-/** --ignore list for packet keys: comma-separated ttl, checksum, dscp, ipid, or none. */
-int cli_ignore(const char *opt, const char *s, uint32_t *out);
+/*
+ * The key options every tool takes (docs/keys.md): getopt_long entries and their
+ * parser. Values are parsed as they come; cli_key_check() then refuses the ones that do
+ * not belong to the --key mode (which may come before or after them).
+ */
+enum {
+	CLI_O_KEY = 1100, CLI_O_CLICK_PARAM, CLI_O_IGNORE, CLI_O_COMPARE_FROM, CLI_O_FRAG,
+	CLI_O_KEY_END
+};
+#define CLI_KEY_LONGOPTS                                                     \
+	{"key", 1, NULL, CLI_O_KEY}, {"click-param", 1, NULL, CLI_O_CLICK_PARAM}, \
+	{"ignore", 1, NULL, CLI_O_IGNORE},                                   \
+	{"compare-from", 1, NULL, CLI_O_COMPARE_FROM}, {"frag", 1, NULL, CLI_O_FRAG}
+
+/** The key options given, by option, for cli_key_check(). */
+struct cli_key_given {
+	const char *value[CLI_O_KEY_END - CLI_O_KEY];
+};
+
+/** Parse key option @p opt (CLI_O_KEY..CLI_O_FRAG) into @p k (initialised with
+ * pd_key_config_init()): 0 or -1. */
+int cli_key_option(int opt, const char *arg, struct pd_key_config *k, struct cli_key_given *g);
+/** Refuse options that need another --key mode: 0 or -1. */
+int cli_key_check(const struct pd_key_config *k, const struct cli_key_given *g);
 
 #endif

@@ -46,18 +46,14 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"key", required_argument, NULL, 'k'},
-		{"click-param", required_argument, NULL, 'p'},
-		{"ignore", required_argument, NULL, 'i'},
-		{"compare-from", required_argument, NULL, 'f'},
-		{"frag", required_argument, NULL, 'g'},
+		CLI_KEY_LONGOPTS,
 		{"summary", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	struct cli_key_given given = {{NULL}};
 	struct pd_key_config cfg;
-	const char *mode = "flow", *param = NULL, *ignore = NULL, *from = NULL, *frag = NULL;
-	int summary = 0, c, m;
+	int summary = 0, c;
 	char errbuf[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
 	const u_char *data;
@@ -72,17 +68,18 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	cli_prog = "pktdedup-keys";
+	pd_key_config_init(&cfg, PD_KEY_FLOW);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'k': mode = optarg; break;
-		case 'p': param = optarg; break;
-		case 'i': ignore = optarg; break;
-		case 'f': from = optarg; break;
-		case 'g': frag = optarg; break;
 		case 's': summary = 1; break;
 		case 'h': usage(stdout); return 0;
 		default:
+			if (c >= CLI_O_KEY && c < CLI_O_KEY_END) {
+				if (cli_key_option(c, optarg, &cfg, &given) != 0)
+					return 2;
+				break;
+			}
 			if (optopt != 0)
 				fprintf(stderr, "pktdedup-keys: option %s needs a value\n",
 					argv[optind - 1]);
@@ -92,47 +89,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	m = pd_key_mode_from_name(mode);
-	if (m < 0) {
-		fprintf(stderr, "pktdedup-keys: --key %s: expected flow, srcip, click or packet\n",
-			mode);
+	if (cli_key_check(&cfg, &given) != 0)
 		return 2;
-	}
-	pd_key_config_init(&cfg, (enum pd_key_mode)m);
-	if (param != NULL) {
-		if (cfg.mode != PD_KEY_CLICK || param[0] == '\0' ||
-		    strlen(param) > PD_KEY_PARAM_MAX || strpbrk(param, "&=? ") != NULL) {
-			fprintf(stderr, "pktdedup-keys: --click-param %s: needs --key click and a name"
-				" of 1 to %d characters without & = ? or space\n", param,
-				PD_KEY_PARAM_MAX);
-			return 2;
-		}
-		strcpy(cfg.click_param, param);
-	}
-	if (ignore != NULL) {
-		if (cfg.mode != PD_KEY_PACKET) {
-			fprintf(stderr, "pktdedup-keys: --ignore %s: needs --key packet\n", ignore);
-			return 2;
-		}
-		if (cli_ignore("--ignore", ignore, &cfg.ignore) != 0)
-			return 2;
-	}
-	if (from != NULL) {
-		if (cfg.mode != PD_KEY_PACKET || (strcmp(from, "l2") && strcmp(from, "l3"))) {
-			fprintf(stderr, "pktdedup-keys: --compare-from %s: needs --key packet and"
-				" l2 or l3\n", from);
-			return 2;
-		}
-		cfg.from = strcmp(from, "l2") == 0 ? PD_FROM_L2 : PD_FROM_L3;
-	}
-	if (frag != NULL) {
-		if (cfg.mode != PD_KEY_FLOW || (strcmp(frag, "l3") && strcmp(frag, "unparseable"))) {
-			fprintf(stderr, "pktdedup-keys: --frag %s: needs --key flow and unparseable"
-				" or l3\n", frag);
-			return 2;
-		}
-		cfg.frag = strcmp(frag, "l3") == 0 ? PD_FRAG_L3 : PD_FRAG_UNPARSEABLE;
-	}
 	if (optind + 1 != argc) {
 		fprintf(stderr, "pktdedup-keys: %s\ntry: pktdedup-keys --help\n",
 			optind == argc ? "which pcap file?" : "one pcap file at a time");

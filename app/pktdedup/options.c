@@ -76,7 +76,7 @@ void pd_app_usage(FILE *out)
 }
 
 enum {
-	O_FILTER = 256, O_KEY, O_CLICK, O_IGNORE, O_FROM, O_FRAG, O_ACTION, O_DSCP, O_DUPPORT,
+	O_FILTER = 256, O_ACTION, O_DSCP, O_DUPPORT,
 	O_UNPARSEABLE, O_PORTS, O_WORKERS, O_DISPATCH, O_RXD, O_TXD, O_MBUFS, O_PCAPIN,
 	O_PCAPOUT, O_SINT, O_SJSON, O_HELP,
 };
@@ -84,11 +84,7 @@ enum {
 static const struct option longopts[] = {
 	{"filter", required_argument, NULL, O_FILTER},
 	CLI_FILTER_LONGOPTS,
-	{"key", required_argument, NULL, O_KEY},
-	{"click-param", required_argument, NULL, O_CLICK},
-	{"ignore", required_argument, NULL, O_IGNORE},
-	{"compare-from", required_argument, NULL, O_FROM},
-	{"frag", required_argument, NULL, O_FRAG},
+	CLI_KEY_LONGOPTS,
 	{"action", required_argument, NULL, O_ACTION},
 	{"mark-dscp", required_argument, NULL, O_DSCP},
 	{"dup-port", required_argument, NULL, O_DUPPORT},
@@ -143,19 +139,14 @@ static int parse_ports(const char *s, struct pd_app_config *c)
 
 /* Which options were given, to check the ones that only make sense together. */
 struct seen {
-	const char *click, *ignore, *from, *frag, *dscp, *dup_port, *pcap_out, *dispatch;
+	struct cli_key_given key;
+	const char *dscp, *dup_port, *pcap_out, *dispatch;
 };
 
 static int check(struct pd_app_config *c, const struct seen *s)
 {
-	if (s->click && c->key.mode != PD_KEY_CLICK)
-		return cli_bad("--click-param", s->click, "needs --key click");
-	if (s->ignore && c->key.mode != PD_KEY_PACKET)
-		return cli_bad("--ignore", s->ignore, "needs --key packet");
-	if (s->from && c->key.mode != PD_KEY_PACKET)
-		return cli_bad("--compare-from", s->from, "needs --key packet");
-	if (s->frag && c->key.mode != PD_KEY_FLOW)
-		return cli_bad("--frag", s->frag, "needs --key flow");
+	if (cli_key_check(&c->key, &s->key) != 0)
+		return -1;
 	if (s->dscp && c->action != PD_ACTION_MARK)
 		return cli_bad("--mark-dscp", s->dscp, "needs --action mark");
 	if (s->dup_port && c->action == PD_ACTION_COUNT)
@@ -205,45 +196,6 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			if (pd_filter_type_parse(a, &c->filter.type) != 0)
 				r = cli_bad("--filter", a, "unknown filter (sbf rsbf bsbf bsbfsd rlbsbf "
 					    "qht qhtd qqhtd bloom lru fpbuffering timerbf exact)");
-			break;
-		case O_KEY: {
-			int m = pd_key_mode_from_name(a);
-
-			if (m < 0)
-				r = cli_bad("--key", a, "expected flow, srcip, click or packet");
-			else
-				c->key.mode = (enum pd_key_mode)m;
-			break;
-		}
-		case O_CLICK:
-			s.click = a;
-			if (a[0] == '\0' || strlen(a) > PD_KEY_PARAM_MAX || strpbrk(a, "&=? ") != NULL)
-				r = cli_bad("--click-param", a, "a name of 1 to 63 characters without "
-					    "& = ? or space");
-			else
-				strcpy(c->key.click_param, a);
-			break;
-		case O_IGNORE:
-			s.ignore = a;
-			r = cli_ignore("--ignore", a, &c->key.ignore);
-			break;
-		case O_FROM:
-			s.from = a;
-			if (strcmp(a, "l3") == 0)
-				c->key.from = PD_FROM_L3;
-			else if (strcmp(a, "l2") == 0)
-				c->key.from = PD_FROM_L2;
-			else
-				r = cli_bad("--compare-from", a, "expected l2 or l3");
-			break;
-		case O_FRAG:
-			s.frag = a;
-			if (strcmp(a, "unparseable") == 0)
-				c->key.frag = PD_FRAG_UNPARSEABLE;
-			else if (strcmp(a, "l3") == 0)
-				c->key.frag = PD_FRAG_L3;
-			else
-				r = cli_bad("--frag", a, "expected unparseable or l3");
 			break;
 		case O_ACTION:
 			if (strcmp(a, "drop") == 0)
@@ -320,6 +272,10 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			fprintf(stderr, "pktdedup: option %s needs a value\n", argv[optind - 1]);
 			return -1;
 		default:
+			if (opt >= CLI_O_KEY && opt < CLI_O_KEY_END) {
+				r = cli_key_option(opt, a, &c->key, &s.key);
+				break;
+			}
 			if (opt >= CLI_O_MEMORY && opt < CLI_O_FILTER_END) {
 				r = cli_filter_option(opt, a, &c->filter);
 				c->seed_given |= opt == CLI_O_SEED;
