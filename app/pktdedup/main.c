@@ -103,10 +103,10 @@ static int replay_eal_args(const struct pd_app_config *c, char *prog, char **out
 	if (ncpu < 1)
 		ncpu = 1;
 	/* worker lcores 0..workers-1 on the CPUs there are (several lcores may share one) */
-	len = snprintf(lcores, sizeof(lcores), "(0-%u)@(0-%ld)", workers - 1, ncpu - 1);
 	if (workers == 1)
-		len = snprintf(lcores, sizeof(lcores), "0@(0-%ld)", ncpu - 1);
-	(void)len;
+		snprintf(lcores, sizeof(lcores), "0@(0-%ld)", ncpu - 1);
+	else
+		snprintf(lcores, sizeof(lcores), "(0-%u)@(0-%ld)", workers - 1, ncpu - 1);
 	len = snprintf(vdev, sizeof(vdev), "net_pcap0,rx_pcap=%s", c->pcap_in);
 	for (unsigned i = 0; i < workers; i++)
 		len += snprintf(vdev + len, sizeof(vdev) - (size_t)len, ",tx_pcap=%s",
@@ -208,7 +208,17 @@ static double now_s(void)
 
 static double stats_t0, stats_last;
 
-static void print_line(FILE *out, double secs);
+static void print_line(FILE *out, double secs)
+{
+	struct pd_counters t;
+
+	pd_counters_sum(&t);
+	fprintf(out, "pktdedup: %.1fs rx %" PRIu64 " tx %" PRIu64 " unique %" PRIu64
+		" duplicate %" PRIu64 " dropped %" PRIu64 " marked %" PRIu64 " unparseable %" PRIu64
+		" tx_failed %" PRIu64 "\n", secs, t.rx, t.tx, t.unique, t.duplicate, t.dropped,
+		t.marked, t.unparseable, t.tx_failed);
+	fflush(out);
+}
 
 /* Called by the main lcore (from its worker loop, or its wait loop). */
 void pd_stats_tick(void)
@@ -224,17 +234,6 @@ void pd_stats_tick(void)
 	}
 }
 
-static void print_line(FILE *out, double secs)
-{
-	struct pd_counters t;
-
-	pd_counters_sum(&t);
-	fprintf(out, "pktdedup: %.1fs rx %" PRIu64 " tx %" PRIu64 " unique %" PRIu64
-		" duplicate %" PRIu64 " dropped %" PRIu64 " marked %" PRIu64 " unparseable %" PRIu64
-		" tx_failed %" PRIu64 "\n", secs, t.rx, t.tx, t.unique, t.duplicate, t.dropped,
-		t.marked, t.unparseable, t.tx_failed);
-	fflush(out);
-}
 
 static void json_counters(FILE *o, const struct pd_counters *c, const char *indent)
 {
@@ -346,15 +345,7 @@ static int make_workers(void)
 {
 	const struct pd_app_config *c = &pd_app.cfg;
 	unsigned lcore, want = c->workers, i = 0;
-	struct pd_error err;
 
-	/* every worker gets the same resolved parameters, so a planner failure shows once */
-	struct pd_filter_params fp;
-
-	if (pd_filter_params_resolve(&c->filter, &fp, &err) != 0) {
-		fprintf(stderr, "pktdedup: filter: %s\n", err.msg);
-		return -2;
-	}
 	RTE_LCORE_FOREACH(lcore) {
 		struct pd_worker *w;
 		int socket = (int)rte_lcore_to_socket_id(lcore);
@@ -400,19 +391,29 @@ static int create_filter(void *arg)
 	return 0;
 }
 
-static int run_on_workers(int (*fn)(void *))
+/*
+ * Run fn on every worker: the other lcores are launched, then the main lcore runs its
+ * own worker, if it has one (*main_ran). A launch failure stops the launched ones
+ * (pd_force_quit) and returns -1; the caller still waits for them.
+ */
+static int run_on_workers(int (*fn)(void *), int *main_ran)
 {
+	struct pd_worker *mainw = NULL;
+
 	for (unsigned i = 0; i < pd_app.nworkers; i++) {
 		struct pd_worker *w = pd_app.w[i];
 
-		if (w->lcore == rte_get_main_lcore())
-			continue;
-		if (rte_eal_remote_launch(fn, w, w->lcore) != 0)
+		if (w->lcore == rte_get_main_lcore()) {
+			mainw = w;
+		} else if (rte_eal_remote_launch(fn, w, w->lcore) != 0) {
+			fprintf(stderr, "pktdedup: cannot launch lcore %u\n", w->lcore);
+			pd_force_quit = 1;
 			return -1;
+		}
 	}
-	for (unsigned i = 0; i < pd_app.nworkers; i++)
-		if (pd_app.w[i]->lcore == rte_get_main_lcore())
-			fn(pd_app.w[i]);
+	if (mainw != NULL)
+		fn(mainw);
+	*main_ran = mainw != NULL;
 	return 0;
 }
 
@@ -426,7 +427,7 @@ int main(int argc, char **argv)
 	unsigned nports = 0;
 	uint16_t ports[PD_APP_MAX_PORTS];
 	uint64_t rss_hf = 0;
-	int rss = 0;
+	int rss = 0, main_ran = 0;
 	double t0;
 
 	for (int i = 1; i < argc; i++)
@@ -630,13 +631,14 @@ int main(int argc, char **argv)
 		}
 	}
 
-	run_on_workers(create_filter);
+	rc = run_on_workers(create_filter, &main_ran);
 	rte_eal_mp_wait_lcore();
 	for (unsigned i = 0; i < pd_app.nworkers; i++)
-		if (pd_app.w[i]->failed) {
-			status = 1;
-			goto stop;
-		}
+		rc |= pd_app.w[i]->failed ? -1 : 0;
+	if (rc != 0) {
+		status = 1;
+		goto stop;
+	}
 	{
 		const struct pd_filter_params *fp = pd_filter_params(pd_app.w[0]->filter);
 		char portdesc[64];
@@ -660,39 +662,21 @@ int main(int argc, char **argv)
 				   "pktdedup counters: rx, tx, unique, duplicate, dropped, ...");
 
 	t0 = stats_t0 = stats_last = now_s();
-	for (unsigned i = 0; i < pd_app.nworkers; i++) {
-		struct pd_worker *w = pd_app.w[i];
+	/* the main lcore either works (its loop prints the periodic line) or waits here */
+	if (run_on_workers(pd_worker_main, &main_ran) != 0)
+		status = 1;
+	else if (!main_ran)
+		for (;;) {
+			int running = 0;
+			unsigned l;
 
-		if (w->lcore != rte_get_main_lcore() &&
-		    rte_eal_remote_launch(pd_worker_main, w, w->lcore) != 0) {
-			fprintf(stderr, "pktdedup: cannot launch lcore %u\n", w->lcore);
-			pd_force_quit = 1;
-			status = 1;
+			RTE_LCORE_FOREACH_WORKER(l)
+				running |= rte_eal_get_lcore_state(l) == RUNNING;
+			if (!running)
+				break;
+			rte_delay_ms(10);
+			pd_stats_tick();
 		}
-	}
-	{
-		struct pd_worker *mainw = NULL;
-
-		for (unsigned i = 0; i < pd_app.nworkers; i++)
-			if (pd_app.w[i]->lcore == rte_get_main_lcore())
-				mainw = pd_app.w[i];
-		if (mainw != NULL) {
-			/* the main lcore is a worker; its loop prints the periodic line */
-			pd_worker_main(mainw);
-		} else {
-			for (;;) {
-				int running = 0;
-				unsigned l;
-
-				RTE_LCORE_FOREACH_WORKER(l)
-					running |= rte_eal_get_lcore_state(l) == RUNNING;
-				if (!running)
-					break;
-				rte_delay_ms(10);
-				pd_stats_tick();
-			}
-		}
-	}
 	rte_eal_mp_wait_lcore();
 	{
 		double secs = now_s() - t0;
