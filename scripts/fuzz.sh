@@ -16,23 +16,7 @@ flags=(-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 seeds="$out/seeds"
 rm -rf "$seeds"
 mkdir -p "$seeds"
-/usr/bin/env python3 - "$seeds" pcap/*.pcap <<'PY'
-import struct, sys
-out, n = sys.argv[1], 0
-for path in sys.argv[2:]:
-    data = open(path, "rb").read()
-    magic = struct.unpack("<I", data[:4])[0]
-    end = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
-    off = 24
-    while off + 16 <= len(data):
-        caplen = struct.unpack(end + "I", data[off + 8:off + 12])[0]
-        frame = data[off + 16:off + 16 + caplen]
-        off += 16 + caplen
-        for sel in range(4):
-            with open("%s/%05d-%d" % (out, n, sel), "wb") as f:
-                f.write(bytes([sel]) + frame)
-        n += 1
-PY
+python3 tests/pcap_tool.py corpus "$seeds" 4 pcap/*.pcap
 
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=(tests/fuzz/fuzz_*.c)

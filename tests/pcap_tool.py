@@ -10,6 +10,9 @@ with pktdedup):
                                                   DSCP set and the IPv4 checksum redone
     pcap_tool.py count EXPECTED VARIANT           "<duplicates> <unique> <nokey>"
     pcap_tool.py select IN EXPECTED VARIANT FLAG  frames of IN whose flag is FLAG (0, 1, -)
+    pcap_tool.py corpus OUTDIR NSEL FILE...       one file per frame and selector byte
+                                                  0..NSEL-1: the byte, then the frame
+                                                  (libFuzzer seed corpus)
 """
 import struct
 import sys
@@ -88,6 +91,14 @@ def main():
         for f, d in zip(frames(sys.argv[2]), fl):
             if d == sys.argv[5]:
                 print(f.hex())
+    elif cmd == "corpus":
+        out, nsel, n = sys.argv[2], int(sys.argv[3]), 0
+        for path in sys.argv[4:]:
+            for f in frames(path):
+                for sel in range(nsel):
+                    with open("%s/%05d-%d" % (out, n, sel), "wb") as fh:
+                        fh.write(bytes([sel]) + f)
+                n += 1
     elif cmd == "count":
         fl = expected(sys.argv[2], sys.argv[3])
         print(fl.count("1"), fl.count("0"), fl.count("-"))
