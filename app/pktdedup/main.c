@@ -542,10 +542,10 @@ int main(int argc, char **argv)
 		for (unsigned i = 0; i < (unsigned)c->nports && rss_ok; i++) {
 			struct rte_eth_dev_info info;
 
+			/* every field, and the L3_SRC_ONLY modifier when asked for, is a bit
+			 * of flow_type_rss_offloads */
 			rss_ok = rte_eth_dev_info_get(ports[i], &info) == 0 &&
-				 (info.flow_type_rss_offloads & rss_hf) == (rss_hf & ~RTE_ETH_RSS_L3_SRC_ONLY) &&
-				 (!(rss_hf & RTE_ETH_RSS_L3_SRC_ONLY) ||
-				  (info.flow_type_rss_offloads & RTE_ETH_RSS_L3_SRC_ONLY)) &&
+				 (info.flow_type_rss_offloads & rss_hf) == rss_hf &&
 				 info.max_rx_queues >= pd_app.nworkers;
 		}
 		if (c->dispatch == PD_DISPATCH_RSS && !rss_ok) {
