@@ -19,6 +19,8 @@
 #define PD_APP_MAX_WORKERS 64
 #define PD_APP_MAX_PORTS 3 /* the pair plus the duplicate port */
 #define PD_APP_TX_RETRIES 8
+/* Longest frame keyed: multi-segment frames are linearised into a buffer this size. */
+#define PD_APP_SCRATCH_LEN 65536
 
 enum pd_action { PD_ACTION_DROP, PD_ACTION_MARK, PD_ACTION_COUNT };
 enum pd_dispatch { PD_DISPATCH_AUTO, PD_DISPATCH_RSS, PD_DISPATCH_SOFTWARE, PD_DISPATCH_NONE };

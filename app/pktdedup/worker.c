@@ -22,8 +22,6 @@
 
 #include "pktdedup.h"
 
-#define SCRATCH_LEN 65536
-
 static inline uint64_t *hash_field(struct rte_mbuf *m)
 {
 	return RTE_MBUF_DYNFIELD(m, pd_app.hash_dynfield, uint64_t *);
@@ -72,7 +70,7 @@ static void tx_flush_all(struct pd_worker *w)
 /* Bytes of a frame, linearised into scratch if it spans segments; NULL if too long. */
 static inline const uint8_t *frame_bytes(struct pd_worker *w, struct rte_mbuf *m)
 {
-	if (m->pkt_len > SCRATCH_LEN)
+	if (m->pkt_len > PD_APP_SCRATCH_LEN)
 		return NULL;
 	return rte_pktmbuf_read(m, 0, m->pkt_len, w->scratch);
 }
@@ -90,7 +88,7 @@ static inline int key_hash(struct pd_worker *w, struct rte_mbuf *m, uint64_t *h)
 		return -1;
 	}
 	r = pd_key_extract(&pd_app.cfg.key, p, m->pkt_len, w->keybuf,
-			   PD_KEY_BUF_LEN(SCRATCH_LEN), &klen);
+			   PD_KEY_BUF_LEN(PD_APP_SCRATCH_LEN), &klen);
 	if (r != PD_KEY_OK) {
 		w->c.reasons[r]++;
 		w->c.unparseable++;
