@@ -358,9 +358,10 @@ static int make_workers(void)
 		w->idx = i;
 		w->lcore = lcore;
 		w->txq = (uint16_t)i;
-		w->scratch = rte_malloc_socket("pd_scratch", PD_APP_SCRATCH_LEN, RTE_CACHE_LINE_SIZE, socket);
-		w->keybuf = rte_malloc_socket("pd_key", PD_KEY_BUF_LEN(PD_APP_SCRATCH_LEN), RTE_CACHE_LINE_SIZE,
-					      socket);
+		w->scratch = rte_malloc_socket("pd_scratch", PD_APP_SCRATCH_LEN,
+					       RTE_CACHE_LINE_SIZE, socket);
+		w->keybuf = rte_malloc_socket("pd_key", PD_KEY_BUF_LEN(PD_APP_SCRATCH_LEN),
+					      RTE_CACHE_LINE_SIZE, socket);
 		if (w->scratch == NULL || w->keybuf == NULL)
 			return -1;
 		pd_app.w[i++] = w;
