@@ -3,11 +3,14 @@
 # the same vdev: net_pcap replaying 65,536 different 64-byte UDP/IPv4 frames from memory
 # in a loop (infinite_rx; TX without a file drops). pktdedup runs with dedup on and
 # --action count (it forwards every packet, as testpmd does). REPS alternating runs of
-# SECS seconds each; medians and the ratio. A benchmark, not a test.
+# SECS seconds each; medians and the ratio. A benchmark, not a test; dpdk-testpmd comes
+# with Debian's dpdk-dev.
 #   bash scripts/bench_app.sh [SECS] [REPS] [pktdedup options...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
+command -v dpdk-testpmd >/dev/null ||
+	{ echo "bench_app.sh: needs dpdk-testpmd: apt-get install dpdk-dev" >&2; exit 1; }
 secs=${1:-5}
 reps=${2:-3}
 shift $(($# >= 2 ? 2 : $#))
