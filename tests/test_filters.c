@@ -19,12 +19,14 @@ static struct pd_filter_params small(enum pd_filter_type t, uint64_t seed)
 	return p;
 }
 
-/* Every filter: one call on n keys == n calls of one key == calls of random sizes. */
+/* Every filter: one call on n keys == n calls of one key == calls of random sizes ==
+ * hashed bursts with pd_filter_prefetch() hints in between (hints change nothing). */
 static void test_burst_equals_single(void **state)
 {
 	const size_t n = 20000;
 	uint64_t *k = tu_keys(n, 6000, 1);
-	uint8_t *a = malloc(n), *b = malloc(n), *c = malloc(n);
+	uint8_t *a = malloc(n), *b = malloc(n), *c = malloc(n), *d = malloc(n);
+	uint64_t *hk = malloc(n * sizeof(*hk));
 	uint64_t r = 5;
 
 	(void)state;
@@ -32,6 +34,7 @@ static void test_burst_equals_single(void **state)
 		struct pd_filter *f = tu_create(small((enum pd_filter_type)t, 42));
 		struct pd_filter *g = tu_create(small((enum pd_filter_type)t, 42));
 		struct pd_filter *h = tu_create(small((enum pd_filter_type)t, 42));
+		struct pd_filter *p = tu_create(small((enum pd_filter_type)t, 42));
 		struct pd_filter_stats sf, sg;
 
 		pd_filter_burst_u64(f, k, NULL, a, n);
@@ -45,8 +48,18 @@ static void test_burst_equals_single(void **state)
 			pd_filter_burst_u64(h, &k[i], NULL, &c[i], len);
 			i += len;
 		}
+		for (size_t i = 0; i < n; i++)
+			hk[i] = pd_filter_hash(p, &k[i], sizeof(k[i])); /* little-endian host */
+		for (size_t i = 0; i < n; i += 32) {
+			size_t len = n - i < 32 ? n - i : 32;
+
+			for (size_t j = i; j < i + len && j + 64 < n; j++)
+				pd_filter_prefetch(p, hk[j + 64]); /* a later burst's keys */
+			pd_filter_burst_hashed(p, &hk[i], NULL, &d[i], len);
+		}
 		assert_memory_equal(a, b, n);
 		assert_memory_equal(a, c, n);
+		assert_memory_equal(a, d, n);
 		pd_filter_stats(f, &sf);
 		pd_filter_stats(g, &sg);
 		assert_int_equal(sf.keys, n);
@@ -58,11 +71,14 @@ static void test_burst_equals_single(void **state)
 		pd_filter_destroy(f);
 		pd_filter_destroy(g);
 		pd_filter_destroy(h);
+		pd_filter_destroy(p);
 	}
 	free(k);
 	free(a);
 	free(b);
 	free(c);
+	free(d);
+	free(hk);
 }
 
 /* Same seed, same verdicts; another seed, other verdicts (filters that make errors). */

@@ -95,6 +95,7 @@ static inline int key_hash(struct pd_worker *w, struct rte_mbuf *m, uint64_t *h)
 		return -1;
 	}
 	*h = pd_filter_hash(w->filter, w->keybuf, klen);
+	pd_filter_prefetch(w->filter, *h);
 	return 0;
 }
 

@@ -203,6 +203,12 @@ uint64_t pd_filter_hash(const struct pd_filter *f, const void *key, size_t len)
 	return XXH3_64bits_withSeed(key, len, f->params.seed);
 }
 
+void pd_filter_prefetch(const struct pd_filter *f, uint64_t h)
+{
+	if (f->ops->prefetch != NULL)
+		f->ops->prefetch(f, h);
+}
+
 /* One chunk of at most PD_BURST_MAX hashed keys: fill the clock, run, count. */
 static void burst_chunk(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 			unsigned n)

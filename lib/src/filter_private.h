@@ -29,6 +29,8 @@ struct pd_filter_ops {
 	void (*destroy)(struct pd_filter *f); /* frees what create allocated, then f */
 	double (*state)(const struct pd_filter *f);
 	const char *state_name;
+	/* optional: start loading the state a later burst will touch for hash h */
+	void (*prefetch)(const struct pd_filter *f, uint64_t h);
 };
 
 /** xoshiro256** state (Blackman & Vigna): 4 words, never all zero. */

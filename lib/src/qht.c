@@ -171,8 +171,18 @@ static double qht_state(const struct pd_filter *f)
 	return (double)empty / ((double)q->n * q->b);
 }
 
+/* The row of h, for a burst to come (the application hashes a packet, prefetches its
+ * row, and calls the burst once the whole RX burst is hashed). */
+static void qht_prefetch(const struct pd_filter *f, uint64_t h)
+{
+	const struct qht *q = (const struct qht *)f;
+
+	pd_prefetch_w(&q->rows[pd_range(h, q->n) * q->rw]);
+}
+
 static const struct pd_filter_ops qht_ops = {
 	.burst = qht_burst,
+	.prefetch = qht_prefetch,
 	.reset = qht_reset,
 	.destroy = qht_destroy,
 	.state = qht_state,

@@ -196,6 +196,13 @@ void pd_filter_stats(const struct pd_filter *f, struct pd_filter_stats *st);
 uint64_t pd_filter_hash(const struct pd_filter *f, const void *key, size_t len);
 
 /**
+ * Hint that a burst will soon carry the hash h: start loading the filter state it
+ * touches (a cache prefetch; no effect on verdicts). Filters without a cheap way to
+ * do so ignore it.
+ */
+void pd_filter_prefetch(const struct pd_filter *f, uint64_t h);
+
+/**
  * Process n keys given as hashes from pd_filter_hash().
  * @param ts        per-key timestamps in ns, or NULL (clock advances one unit per key)
  * @param verdicts  n bytes written, each PD_DISTINCT or PD_DUPLICATE
