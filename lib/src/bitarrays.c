@@ -232,7 +232,32 @@ static double ba_state(const struct pd_filter *f)
 	return (double)ones / ((double)b->s * b->k);
 }
 
+static unsigned ba_sections(struct pd_filter *f, struct pd_section *sec)
+{
+	struct ba *b = (struct ba *)f;
+
+	sec[0] = (struct pd_section){b->bits, b->k * b->swords * sizeof(uint64_t)};
+	sec[1] = (struct pd_section){&b->iter, sizeof(b->iter)};
+	return 2;
+}
+
+/* The loads are the exact counts of 1 bits per array: recount them, trust nothing. */
+static void ba_post_load(struct pd_filter *f)
+{
+	struct ba *b = (struct ba *)f;
+
+	for (unsigned j = 0; j < b->k; j++) {
+		uint64_t ones = 0;
+
+		for (uint64_t i = 0; i < b->swords; i++)
+			ones += (uint64_t)__builtin_popcountll(b->bits[j * b->swords + i]);
+		b->load[j] = ones;
+	}
+}
+
 static const struct pd_filter_ops ba_ops = {
+	.sections = ba_sections,
+	.post_load = ba_post_load,
 	.burst = ba_burst,
 	.reset = ba_reset,
 	.destroy = ba_destroy,

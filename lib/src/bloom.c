@@ -82,7 +82,16 @@ static double bloom_state(const struct pd_filter *f)
 	return (double)ones / (double)b->m;
 }
 
+static unsigned bloom_sections(struct pd_filter *f, struct pd_section *sec)
+{
+	struct bloom *b = (struct bloom *)f;
+
+	sec[0] = (struct pd_section){b->bits, b->m / 8};
+	return 1;
+}
+
 static const struct pd_filter_ops bloom_ops = {
+	.sections = bloom_sections,
 	.burst = bloom_burst,
 	.reset = bloom_reset,
 	.destroy = bloom_destroy,

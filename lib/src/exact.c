@@ -19,6 +19,7 @@
  * The hash value 0 marks an empty slot, so the key whose hash is 0 is kept aside.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "filter_private.h"
 
@@ -166,7 +167,83 @@ static double exact_state(const struct pd_filter *f)
 	return 0.0;
 }
 
+/*
+ * Snapshot image: has_zero, zero_time, the entry count, then (key, time) pairs in table
+ * order (time 0 without a window). Loading re-inserts them, so the table may end up a
+ * different size than the saved one, with the same keys and times.
+ */
+static uint64_t exact_image_size(const struct pd_filter *f)
+{
+	const struct exact *e = (const struct exact *)f;
+
+	return 24 + e->count * 16;
+}
+
+static void exact_image_save(const struct pd_filter *f, uint8_t *out)
+{
+	const struct exact *e = (const struct exact *)f;
+	uint64_t hz = (uint64_t)e->has_zero, o = 24;
+
+	memcpy(out, &hz, 8);
+	memcpy(out + 8, &e->zero_time, 8);
+	memcpy(out + 16, &e->count, 8);
+	for (uint64_t i = 0; i <= e->mask; i++) {
+		uint64_t t = e->time != NULL ? e->time[i] : 0;
+
+		if (e->key[i] == 0)
+			continue;
+		memcpy(out + o, &e->key[i], 8);
+		memcpy(out + o + 8, &t, 8);
+		o += 16;
+	}
+}
+
+static int exact_image_load(struct pd_filter *f, const uint8_t *in, uint64_t len,
+			    struct pd_error *err)
+{
+	struct exact *e = (struct exact *)f;
+	uint64_t hz, n;
+
+	if (len < 24)
+		return pd_err(err, PD_ECORRUPT, "exact state: %llu bytes, too short",
+			      (unsigned long long)len);
+	memcpy(&hz, in, 8);
+	memcpy(&n, in + 16, 8);
+	if (hz > 1 || n > (len - 24) / 16 || len != 24 + n * 16)
+		return pd_err(err, PD_ECORRUPT, "exact state: %llu entries in %llu bytes",
+			      (unsigned long long)n, (unsigned long long)len);
+	e->has_zero = (int)hz;
+	memcpy(&e->zero_time, in + 8, 8);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t h, t, j;
+
+		memcpy(&h, in + 24 + i * 16, 8);
+		memcpy(&t, in + 24 + i * 16 + 8, 8);
+		if (h == 0)
+			return pd_err(err, PD_ECORRUPT, "exact state: entry %llu has key 0",
+				      (unsigned long long)i);
+		j = exact_home(e, h);
+		while (e->key[j] != 0 && e->key[j] != h)
+			j = (j + 1) & e->mask;
+		if (e->key[j] != 0)
+			return pd_err(err, PD_ECORRUPT, "exact state: key of entry %llu repeats",
+				      (unsigned long long)i);
+		e->key[j] = h;
+		if (e->time != NULL)
+			e->time[j] = t;
+		if (++e->count * 2 > e->mask + 1)
+			exact_grow(e);
+		if (e->count >= e->mask) /* the table could not grow */
+			return pd_err(err, PD_ENOMEM, "exact state: out of memory at %llu keys",
+				      (unsigned long long)e->count);
+	}
+	return 0;
+}
+
 static const struct pd_filter_ops exact_ops = {
+	.image_size = exact_image_size,
+	.image_save = exact_image_save,
+	.image_load = exact_image_load,
 	.burst = exact_burst,
 	.reset = exact_reset,
 	.destroy = exact_destroy,

@@ -20,6 +20,13 @@ __extension__ typedef unsigned __int128 pd_u128;
 
 struct pd_filter;
 
+/** One region of a fixed-layout filter's state (see sections() below). */
+struct pd_section {
+	void *p;
+	uint64_t len;
+};
+#define PD_MAX_SECTIONS 4
+
 /** What every variant provides; filled once at create time. */
 struct pd_filter_ops {
 	/* n <= PD_BURST_MAX keys; ts is never NULL here (the front fills the clock). */
@@ -31,6 +38,22 @@ struct pd_filter_ops {
 	const char *state_name;
 	/* optional: start loading the state a later burst will touch for hash h */
 	void (*prefetch)(const struct pd_filter *f, uint64_t h);
+
+	/*
+	 * State for snapshots (snapshot.c), one of two shapes:
+	 * - fixed layout: sections() lists the regions that hold the state, copied
+	 *   verbatim (cache-line aligned arrays, or small scalars); after a load,
+	 *   post_load() (optional) restores what the bytes alone cannot guarantee
+	 *   (derived counts, unused bits);
+	 * - variable layout (lru, exact): image_size/image_save write a logical image
+	 *   (the keys), image_load rebuilds the table from it after a reset.
+	 */
+	unsigned (*sections)(struct pd_filter *f, struct pd_section *s);
+	void (*post_load)(struct pd_filter *f);
+	uint64_t (*image_size)(const struct pd_filter *f);
+	void (*image_save)(const struct pd_filter *f, uint8_t *out);
+	int (*image_load)(struct pd_filter *f, const uint8_t *in, uint64_t len,
+			  struct pd_error *err);
 };
 
 /** xoshiro256** state (Blackman & Vigna): 4 words, never all zero. */

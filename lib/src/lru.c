@@ -16,6 +16,7 @@
  * deletion) and the doubly linked list are extra, reported in footprint_bytes.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "filter_private.h"
 
@@ -166,7 +167,78 @@ static double lru_state(const struct pd_filter *f)
 	return (double)l->count / (double)l->cap;
 }
 
+/* Snapshot image: the count, then the keys from least to most recent. */
+static uint64_t lru_image_size(const struct pd_filter *f)
+{
+	const struct lru *l = (const struct lru *)f;
+
+	return 8 + (uint64_t)l->count * 8;
+}
+
+static void lru_image_save(const struct pd_filter *f, uint8_t *out)
+{
+	const struct lru *l = (const struct lru *)f;
+	uint64_t n = l->count;
+	uint32_t node = l->tail;
+
+	memcpy(out, &n, 8);
+	for (uint64_t i = 0; i < n; i++, node = l->prev[node])
+		memcpy(out + 8 + i * 8, &l->key[node], 8);
+}
+
+/* A key as the most recent (the burst's insertion without the verdict). */
+static void lru_touch(struct lru *l, uint64_t h)
+{
+	uint64_t s = lru_probe(l, h);
+	uint32_t node;
+
+	if (l->slot[s] != 0) {
+		node = l->slot[s] - 1;
+		if (l->head != node) {
+			lru_unlink(l, node);
+			lru_push_front(l, node);
+		}
+		return;
+	}
+	if (l->count == l->cap) {
+		node = l->tail;
+		lru_unlink(l, node);
+		lru_table_delete(l, lru_probe(l, l->key[node]));
+		s = lru_probe(l, h);
+	} else {
+		node = l->count++;
+	}
+	l->key[node] = h;
+	l->slot[s] = node + 1;
+	lru_push_front(l, node);
+}
+
+static int lru_image_load(struct pd_filter *f, const uint8_t *in, uint64_t len,
+			  struct pd_error *err)
+{
+	struct lru *l = (struct lru *)f;
+	uint64_t n;
+
+	if (len < 8)
+		return pd_err(err, PD_ECORRUPT, "lru state: %llu bytes, too short",
+			      (unsigned long long)len);
+	memcpy(&n, in, 8);
+	if (n > l->cap || len != 8 + n * 8)
+		return pd_err(err, PD_ECORRUPT, "lru state: %llu keys in %llu bytes for a buffer"
+			      " of %u", (unsigned long long)n, (unsigned long long)len, l->cap);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t h;
+
+		memcpy(&h, in + 8 + i * 8, 8);
+		lru_touch(l, h);
+	}
+	return 0;
+}
+
 static const struct pd_filter_ops lru_ops = {
+	.image_size = lru_image_size,
+	.image_save = lru_image_save,
+	.image_load = lru_image_load,
 	.burst = lru_burst,
 	.reset = lru_reset,
 	.destroy = lru_destroy,

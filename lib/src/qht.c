@@ -180,7 +180,27 @@ static void qht_prefetch(const struct pd_filter *f, uint64_t h)
 	pd_prefetch_w(&q->rows[pd_range(h, q->n) * q->rw]);
 }
 
+static unsigned qht_sections(struct pd_filter *f, struct pd_section *sec)
+{
+	struct qht *q = (struct qht *)f;
+
+	sec[0] = (struct pd_section){q->rows, q->n * q->rw * sizeof(uint64_t)};
+	return 1;
+}
+
+/* A loaded table: bits outside the buckets cleared (a FIFO shift would move them in). */
+static void qht_post_load(struct pd_filter *f)
+{
+	struct qht *q = (struct qht *)f;
+
+	for (uint64_t r = 0; r < q->n; r++)
+		for (unsigned w = 0; w < q->rw; w++)
+			q->rows[r * q->rw + w] &= w < q->used ? q->lo[w] * q->fpmax : 0;
+}
+
 static const struct pd_filter_ops qht_ops = {
+	.sections = qht_sections,
+	.post_load = qht_post_load,
 	.burst = qht_burst,
 	.prefetch = qht_prefetch,
 	.reset = qht_reset,

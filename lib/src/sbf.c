@@ -219,7 +219,37 @@ static double sbf_state(const struct pd_filter *f)
 	return (double)zeros / (double)s->m;
 }
 
+static unsigned sbf_sections(struct pd_filter *f, struct pd_section *sec)
+{
+	struct sbf *s = (struct sbf *)f;
+
+	sec[0] = (struct pd_section){s->w, s->nwords * sizeof(uint64_t)};
+	return 1;
+}
+
+/* A loaded table: bits outside the cells cleared, cells above Max set to Max. */
+static void sbf_post_load(struct pd_filter *f)
+{
+	struct sbf *s = (struct sbf *)f;
+	const uint64_t used = s->lowmask * s->cellmask;
+
+	for (uint64_t i = 0; i < s->nwords; i++) {
+		uint64_t x = s->w[i] & used;
+
+		if (s->max != s->cellmask)
+			for (unsigned c = 0; c < s->cpw; c++) {
+				unsigned sh = c * s->d;
+
+				if (((x >> sh) & s->cellmask) > s->max)
+					x = (x & ~(s->cellmask << sh)) | (s->max << sh);
+			}
+		s->w[i] = x;
+	}
+}
+
 static const struct pd_filter_ops sbf_ops = {
+	.sections = sbf_sections,
+	.post_load = sbf_post_load,
 	.burst = sbf_burst,
 	.reset = sbf_reset,
 	.destroy = sbf_destroy,

@@ -172,7 +172,19 @@ static double tbf_state(const struct pd_filter *f)
 	return (double)live / (double)t->m;
 }
 
+static unsigned tbf_sections(struct pd_filter *f, struct pd_section *sec)
+{
+	struct timerbf *t = (struct timerbf *)f;
+
+	sec[0] = (struct pd_section){t->cell, t->m * sizeof(uint32_t)};
+	sec[1] = (struct pd_section){&t->max_now, sizeof(t->max_now)};
+	sec[2] = (struct pd_section){&t->last_sweep, sizeof(t->last_sweep)};
+	sec[3] = (struct pd_section){&t->started, sizeof(t->started)};
+	return 4;
+}
+
 static const struct pd_filter_ops tbf_ops = {
+	.sections = tbf_sections,
 	.burst = tbf_burst,
 	.reset = tbf_reset,
 	.destroy = tbf_destroy,

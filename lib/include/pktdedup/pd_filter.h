@@ -97,6 +97,11 @@ enum pd_error_code {
 	PD_EINVAL = 1, /**< a parameter is out of range or inconsistent */
 	PD_ENOMEM = 2, /**< the allocation failed */
 	PD_ENOTSUP = 3, /**< the combination is not supported by this filter */
+	PD_EIO = 4, /**< a file could not be read or written (snapshots) */
+	PD_ENOENT = 5, /**< the snapshot file does not exist */
+	PD_ECORRUPT = 6, /**< not a snapshot, truncated, or its checksum or structure is wrong */
+	PD_EVERSION = 7, /**< a snapshot of another format version */
+	PD_EMISMATCH = 8, /**< a snapshot made with other parameters (type, sizes, seed, ...) */
 };
 
 /** An error: a code and a message that names the parameter at fault. */
