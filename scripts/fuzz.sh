@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build every libFuzzer harness in tests/fuzz/ with clang (fuzzer, address, undefined)
-# and run each for FUZZ_SECONDS (default 60), seeded with the frames of pcap/*.pcap.
+# and run each for FUZZ_SECONDS (default 60): fuzz_key seeded with the frames of
+# pcap/*.pcap, fuzz_snapshot with a small snapshot of every filter (snapshot_seeds.c).
 # Fails on any crash, leak or sanitizer report; the reproducer is left in build/fuzz/.
 #   FUZZ_SECONDS=600 bash scripts/fuzz.sh [HARNESS...]
 set -euo pipefail
@@ -12,21 +13,30 @@ cc=${FUZZ_CC:-clang}
 flags=(-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-Ilib/include -Ilib/src)
 
-# Seed corpus: one file per pcap record, selector byte 0..3 (the four key modes).
-seeds="$out/seeds"
-rm -rf "$seeds"
-mkdir -p "$seeds"
-python3 tests/pcap_tool.py corpus "$seeds" 4 pcap/*.pcap
+all_lib=(lib/src/*.c)
 
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=(tests/fuzz/fuzz_*.c)
 for src in "${harnesses[@]}"; do
 	name=$(basename "$src" .c)
+	seeds="$out/seeds-$name"
+	rm -rf "$seeds"
+	mkdir -p "$seeds"
 	case "$name" in
-	fuzz_key) libsrc=(lib/src/key.c) ;;
+	fuzz_key)
+		libsrc=(lib/src/key.c)
+		# one file per pcap record, selector byte 0..3 (the four key modes)
+		python3 tests/pcap_tool.py corpus "$seeds" 4 pcap/*.pcap
+		;;
+	fuzz_snapshot)
+		libsrc=("${all_lib[@]}")
+		"$cc" -O1 -std=gnu11 -Ilib/include tests/fuzz/snapshot_seeds.c "${libsrc[@]}" \
+			-lxxhash -lm -o "$out/snapshot_seeds"
+		"$out/snapshot_seeds" "$seeds"
+		;;
 	*) echo "fuzz.sh: no sources listed for $name" >&2; exit 1 ;;
 	esac
-	"$cc" "${flags[@]}" "$src" "${libsrc[@]}" -o "$out/$name"
+	"$cc" "${flags[@]}" "$src" "${libsrc[@]}" -lxxhash -lm -o "$out/$name"
 	corpus="$out/corpus-$name"
 	mkdir -p "$corpus"
 	echo "fuzz: $name for ${secs}s"
