@@ -114,6 +114,24 @@ int cli_duration(const char *opt, const char *s, uint64_t *out_ns)
 				    : "needs a unit: ns, us, ms or s");
 }
 
+int cli_seconds(const char *opt, const char *s, double lo, double hi, double *out)
+{
+	size_t n = strlen(s);
+	uint64_t ns;
+	char why[96];
+
+	if (n == 0 || (s[n - 1] >= '0' && s[n - 1] <= '9') || s[n - 1] == '.')
+		return cli_real(opt, s, lo, hi, out);
+	if (cli_duration(opt, s, &ns) != 0)
+		return -1;
+	if (ns / 1e9 < lo || ns / 1e9 > hi) {
+		snprintf(why, sizeof(why), "expected %g s to %g s", lo, hi);
+		return cli_bad(opt, s, why);
+	}
+	*out = ns / 1e9;
+	return 0;
+}
+
 static int cli_ignore(const char *opt, const char *s, uint32_t *out)
 {
 	static const struct {

@@ -257,7 +257,7 @@ static int identity_holds(const struct pd_counters *t)
 	return t->rx == t->tx + t->dropped + t->tx_failed + t->dispatch_failed;
 }
 
-static int write_json(const char *path, double secs)
+static int write_json(const char *path, double secs, unsigned mbufs_in_use)
 {
 	struct pd_counters t;
 	const struct pd_filter_params *fp = pd_filter_params(pd_app.w[0]->filter);
@@ -276,6 +276,8 @@ static int write_json(const char *path, double secs)
 		pd_app.cfg.action == PD_ACTION_MARK ? "mark" : "count",
 		pd_app.nworkers, pd_app.dispatching ? "software" :
 		pd_app.nworkers > 1 ? "rss" : "none", secs);
+	pd_snap_json(o);
+	fprintf(o, "  \"mbufs_in_use\": %u,\n", mbufs_in_use);
 	fprintf(o, "  \"accounted\": %s,\n  \"total\": {\n", identity_holds(&t) ? "true" : "false");
 	json_counters(o, &t, "    ");
 	fprintf(o, "\n  },\n  \"workers_detail\": [\n");
@@ -416,6 +418,19 @@ static int run_on_workers(int (*fn)(void *), int *main_ran)
 		fn(mainw);
 	*main_ran = mainw != NULL;
 	return 0;
+}
+
+static void close_ports(const uint16_t *ports, unsigned n)
+{
+	static int closed;
+
+	if (closed)
+		return;
+	closed = 1;
+	for (unsigned p = 0; p < n; p++) {
+		rte_eth_dev_stop(ports[p]);
+		rte_eth_dev_close(ports[p]);
+	}
 }
 
 int main(int argc, char **argv)
@@ -632,11 +647,19 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (pd_snap_prepare() != 0) {
+		status = 1;
+		goto stop;
+	}
 	rc = run_on_workers(create_filter, &main_ran);
 	rte_eal_mp_wait_lcore();
 	for (unsigned i = 0; i < pd_app.nworkers; i++)
 		rc |= pd_app.w[i]->failed ? -1 : 0;
 	if (rc != 0) {
+		status = 1;
+		goto stop;
+	}
+	if (pd_snap_load() != 0) {
 		status = 1;
 		goto stop;
 	}
@@ -662,6 +685,10 @@ int main(int argc, char **argv)
 	rte_telemetry_register_cmd("/pktdedup/stats", telemetry_stats,
 				   "pktdedup counters: rx, tx, unique, duplicate, dropped, ...");
 
+	if (pd_snap_start() != 0) {
+		status = 1;
+		goto stop;
+	}
 	t0 = stats_t0 = stats_last = now_s();
 	/* the main lcore either works (its loop prints the periodic line) or waits here */
 	if (run_on_workers(pd_worker_main, &main_ran) != 0)
@@ -679,13 +706,22 @@ int main(int argc, char **argv)
 			pd_stats_tick();
 		}
 	rte_eal_mp_wait_lcore();
+	if (pd_snap_finish() != 0)
+		status = 1;
+	close_ports(ports, nports); /* the PMDs give back the mbufs they hold */
 	{
 		double secs = now_s() - t0;
+		unsigned in_use = rte_mempool_in_use_count(pd_app.pool);
 
 		if (c->stats_interval > 0)
 			print_line(stderr, secs);
 		print_summary(secs);
-		if (c->stats_json != NULL && write_json(c->stats_json, secs) != 0)
+		if (in_use != 0) {
+			fprintf(stderr, "pktdedup: internal error: %u mbufs still in use after the"
+				" ports stopped (a leak)\n", in_use);
+			status = 1;
+		}
+		if (c->stats_json != NULL && write_json(c->stats_json, secs, in_use) != 0)
 			status = 1;
 		{
 			struct pd_counters t;
@@ -698,16 +734,7 @@ int main(int argc, char **argv)
 		}
 	}
 stop:
-	for (unsigned p = 0; p < nports; p++) {
-		rte_eth_dev_stop(ports[p]);
-		rte_eth_dev_close(ports[p]);
-	}
-	if (pd_app.pool != NULL) {
-		unsigned in_use = rte_mempool_in_use_count(pd_app.pool);
-
-		if (in_use != 0)
-			fprintf(stderr, "pktdedup: warning: %u mbufs still in use at exit\n", in_use);
-	}
+	close_ports(ports, nports);
 	for (unsigned i = 0; i < pd_app.nworkers; i++) {
 		pd_filter_destroy(pd_app.w[i]->filter);
 		rte_ring_free(pd_app.w[i]->ring);

@@ -64,8 +64,18 @@ void pd_app_usage(FILE *out)
 		"  --pcap-in FILE       input pcap (Ethernet); sets up EAL itself\n"
 		"  --pcap-out FILE      output pcap (default: none)\n"
 		"\n"
+		"State across restarts (docs/app.md):\n"
+		"  --snapshot FILE      load the filters from FILE at start if it exists; write\n"
+		"                       them there at a clean stop (mode 0600: it holds the\n"
+		"                       hash secret, which is taken from it unless --seed)\n"
+		"  --snapshot-interval T  also write it every T (seconds, or 500ms, 10s...)\n"
+		"                       while running (default: only at stop)\n"
+		"  --snapshot-policy P  strict (default): a snapshot that cannot be used stops\n"
+		"                       the run (status 1); fresh: start with empty filters\n"
+		"\n"
 		"Statistics:\n"
-		"  --stats-interval S   print a counter line every S seconds (default: off)\n"
+		"  --stats-interval T   print a counter line every T (seconds, or 500ms...;\n"
+		"                       default: off)\n"
 		"  --stats-json FILE    write the final summary as JSON ('-': stdout)\n"
 		"  telemetry: /pktdedup/stats (dpdk-telemetry.py)\n"
 		"\n"
@@ -78,7 +88,7 @@ void pd_app_usage(FILE *out)
 enum {
 	O_FILTER = 256, O_ACTION, O_DSCP, O_DUPPORT,
 	O_UNPARSEABLE, O_PORTS, O_WORKERS, O_DISPATCH, O_RXD, O_TXD, O_MBUFS, O_PCAPIN,
-	O_PCAPOUT, O_SINT, O_SJSON, O_HELP,
+	O_PCAPOUT, O_SINT, O_SJSON, O_SNAP, O_SNAPINT, O_SNAPPOL, O_HELP,
 };
 
 static const struct option longopts[] = {
@@ -99,6 +109,9 @@ static const struct option longopts[] = {
 	{"pcap-out", required_argument, NULL, O_PCAPOUT},
 	{"stats-interval", required_argument, NULL, O_SINT},
 	{"stats-json", required_argument, NULL, O_SJSON},
+	{"snapshot", required_argument, NULL, O_SNAP},
+	{"snapshot-interval", required_argument, NULL, O_SNAPINT},
+	{"snapshot-policy", required_argument, NULL, O_SNAPPOL},
 	{"help", no_argument, NULL, O_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -140,7 +153,7 @@ static int parse_ports(const char *s, struct pd_app_config *c)
 /* Which options were given, to check the ones that only make sense together. */
 struct seen {
 	struct cli_key_given key;
-	const char *dscp, *dup_port, *pcap_out, *dispatch;
+	const char *dscp, *dup_port, *pcap_out, *dispatch, *snap_int, *snap_pol;
 };
 
 static int check(struct pd_app_config *c, const struct seen *s)
@@ -152,6 +165,14 @@ static int check(struct pd_app_config *c, const struct seen *s)
 	if (s->dup_port && c->action == PD_ACTION_COUNT)
 		return cli_bad("--dup-port", s->dup_port,
 			       "--action count forwards duplicates with the rest");
+	if (s->snap_int && c->snapshot == NULL)
+		return cli_bad("--snapshot-interval", s->snap_int, "needs --snapshot FILE");
+	if (s->snap_pol && c->snapshot == NULL)
+		return cli_bad("--snapshot-policy", s->snap_pol, "needs --snapshot FILE");
+	if (c->snapshot != NULL && c->pcap_out != NULL && strcmp(c->snapshot, c->pcap_out) == 0)
+		return cli_bad("--snapshot", c->snapshot, "the same file as --pcap-out");
+	if (c->snapshot != NULL && c->pcap_in != NULL && strcmp(c->snapshot, c->pcap_in) == 0)
+		return cli_bad("--snapshot", c->snapshot, "the same file as --pcap-in");
 	if (s->pcap_out && c->pcap_in == NULL)
 		return cli_bad("--pcap-out", s->pcap_out, "needs --pcap-in");
 	if (c->pcap_in != NULL) {
@@ -262,9 +283,28 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			c->pcap_out = a;
 			break;
 		case O_SINT:
-			r = cli_real("--stats-interval", a, 0.001, 86400, &c->stats_interval);
+			r = cli_seconds("--stats-interval", a, 0.001, 86400, &c->stats_interval);
 			break;
 		case O_SJSON: c->stats_json = a; break;
+		case O_SNAP:
+			if (*a == '\0')
+				r = cli_bad("--snapshot", a, "expected a file name");
+			c->snapshot = a;
+			break;
+		case O_SNAPINT:
+			s.snap_int = a;
+			r = cli_seconds("--snapshot-interval", a, 0.01, 86400 * 7,
+					&c->snapshot_interval);
+			break;
+		case O_SNAPPOL:
+			s.snap_pol = a;
+			if (strcmp(a, "strict") == 0)
+				c->snapshot_fresh = 0;
+			else if (strcmp(a, "fresh") == 0)
+				c->snapshot_fresh = 1;
+			else
+				r = cli_bad("--snapshot-policy", a, "expected strict or fresh");
+			break;
 		case O_HELP:
 			pd_app_usage(stdout);
 			exit(0);

@@ -43,6 +43,9 @@ struct pd_app_config {
 	const char *pcap_out;
 	unsigned rx_desc, tx_desc;
 	unsigned mbufs;
+	const char *snapshot;      /* NULL: none */
+	double snapshot_interval;  /* seconds; 0: only at stop */
+	int snapshot_fresh;        /* --snapshot-policy fresh */
 };
 
 /* One worker's counters; written only by its worker, read by the stats code. */
@@ -61,6 +64,25 @@ struct pd_counters {
 	uint64_t dispatch_failed; /* ring full: freed and counted */
 	uint64_t reasons[PD_KEY_REASON_COUNT];
 	uint64_t oversize; /* frames longer than the key scratch buffer (unparseable) */
+};
+
+/*
+ * Periodic snapshot of one worker's filter: the snapshot thread asks (state
+ * REQUESTED), the worker copies its filter into buf in steps between bursts (each step
+ * timed), then says COPIED, or TOO_SMALL with the size it needs.
+ */
+enum { PD_SNAP_IDLE, PD_SNAP_REQUESTED, PD_SNAP_COPIED, PD_SNAP_TOO_SMALL };
+
+struct pd_worker_snap {
+	volatile int state;
+	int stopped;           /* the worker loop has returned */
+	uint8_t *buf;
+	uint64_t cap;
+	uint64_t done;         /* bytes of the image copied so far */
+	uint64_t need;         /* TOO_SMALL: the image size */
+	uint64_t steps;        /* copy steps made, all snapshots */
+	uint64_t step_max_cycles;
+	uint64_t copy_cycles;  /* total over all snapshots */
 };
 
 struct pd_txbuf {
@@ -86,6 +108,7 @@ struct pd_worker {
 	struct pd_txbuf tx[RTE_MAX_ETHPORTS] __rte_cache_aligned;
 	uint8_t *scratch;   /* linearised multi-segment frames */
 	uint8_t *keybuf;
+	struct pd_worker_snap snap __rte_cache_aligned;
 } __rte_cache_aligned;
 
 struct pd_app {
@@ -109,6 +132,14 @@ void pd_app_usage(FILE *out);
 
 /* main.c */
 void pd_stats_tick(void);
+
+/* snapshot.c */
+int pd_snap_prepare(void);
+int pd_snap_load(void);
+int pd_snap_start(void);
+int pd_snap_finish(void);
+void pd_snap_step(struct pd_worker *w);
+void pd_snap_json(FILE *o);
 
 /* worker.c */
 int pd_worker_main(void *arg);

@@ -288,6 +288,10 @@ int pd_worker_main(void *arg)
 		if (pd_app.dispatching)
 			got += drain_ring(w);
 		tx_flush_all(w);
+		if (unlikely(w->snap.state == PD_SNAP_REQUESTED)) {
+			rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
+			pd_snap_step(w); /* one bounded step of a periodic snapshot's copy */
+		}
 		if (replay && got == 0) {
 			/* pcap replay: every worker with an RX queue stops when the whole
 			 * file has been received; the others when that is known and their
@@ -313,6 +317,7 @@ int pd_worker_main(void *arg)
 		while (drain_ring(w) != 0)
 			;
 	tx_flush_all(w);
+	w->snap.stopped = 1;
 	return 0;
 }
 

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --snapshot FILE: the workers' filters survive a restart.
+ *
+ * At start (pd_snap_prepare, before the filters exist; pd_snap_load, after) an existing
+ * file is read and checked: its tag (key options and dispatch mode), its worker count,
+ * then each worker's filter parameters and seed. The seed comes from the snapshot
+ * unless --seed is given. Any refusal says why; the run then stops with status 1, or
+ * with --snapshot-policy fresh starts with empty filters and says so.
+ *
+ * While running (--snapshot-interval) a thread of its own asks every worker for a copy
+ * of its filter. Each worker copies between bursts, at most PD_SNAP_STEP bytes a step
+ * (pd_filter_save_state_step), so no step holds the data path for long (the longest
+ * step is reported), then the thread writes the file (temporary file, fsync, rename).
+ * At a clean stop the file is written from the stopped workers' filters.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_pause.h>
+
+#include <pktdedup/pd_snapshot.h>
+
+#include "pktdedup.h"
+
+#define PD_SNAP_STEP (128u << 10)
+
+static struct pd_snapshot *loaded;
+static pthread_t thread;
+static int thread_running;
+static volatile int thread_quit;
+static char tag[512];
+static uint64_t written, failed;
+static double last_write_s;
+
+static void make_tag(void)
+{
+	const struct pd_app_config *c = &pd_app.cfg;
+	static const struct {
+		uint32_t flag;
+		const char *name;
+	} ign[] = {{PD_IGNORE_TTL, "ttl"}, {PD_IGNORE_CHECKSUM, "checksum"},
+		   {PD_IGNORE_DSCP, "dscp"}, {PD_IGNORE_IPID, "ipid"}};
+	char ignore[64] = "";
+
+	for (size_t i = 0; i < RTE_DIM(ign); i++)
+		if (c->key.ignore & ign[i].flag)
+			snprintf(ignore + strlen(ignore), sizeof(ignore) - strlen(ignore), "%s%s",
+				 ignore[0] ? "," : "", ign[i].name);
+	snprintf(tag, sizeof(tag),
+		 "key %s; ignore %s; compare-from %s; frag %s; click-param '%s'; dispatch %s",
+		 pd_key_mode_name(c->key.mode), ignore[0] ? ignore : "none",
+		 c->key.from == PD_FROM_L2 ? "l2" : "l3",
+		 c->key.frag == PD_FRAG_L3 ? "l3" : "unparseable", c->key.click_param,
+		 pd_app.nworkers == 1 ? "none" : pd_app.dispatching ? "software" : "rss");
+}
+
+/* A snapshot that cannot be used: 0 to go on with empty filters, -1 to stop. */
+static int refuse(const char *why)
+{
+	fprintf(stderr, "pktdedup: snapshot %s refused: %s\n", pd_app.cfg.snapshot, why);
+	pd_snapshot_free(loaded);
+	loaded = NULL;
+	if (!pd_app.cfg.snapshot_fresh) {
+		fprintf(stderr, "pktdedup: stopping (--snapshot-policy fresh would start with"
+			" empty filters and overwrite it)\n");
+		return -1;
+	}
+	fprintf(stderr, "pktdedup: --snapshot-policy fresh: starting with empty filters;"
+		" the file will be overwritten\n");
+	return 0;
+}
+
+int pd_snap_prepare(void)
+{
+	struct pd_app_config *c = &pd_app.cfg;
+	struct pd_filter_params p;
+	struct pd_error err;
+	char why[600];
+
+	if (c->snapshot == NULL)
+		return 0;
+	make_tag();
+	loaded = pd_snapshot_read(c->snapshot, &err);
+	if (loaded == NULL) {
+		if (err.code == PD_ENOENT) {
+			fprintf(stderr, "pktdedup: snapshot %s does not exist yet: starting with"
+				" empty filters\n", c->snapshot);
+			return 0;
+		}
+		return refuse(err.msg);
+	}
+	if (pd_snapshot_count(loaded) != pd_app.nworkers) {
+		snprintf(why, sizeof(why), "made with %u worker%s, this run has %u",
+			 pd_snapshot_count(loaded), pd_snapshot_count(loaded) == 1 ? "" : "s",
+			 pd_app.nworkers);
+		return refuse(why);
+	}
+	if (strcmp(pd_snapshot_tag(loaded), tag) != 0) {
+		snprintf(why, sizeof(why), "made with \"%s\", this run has \"%s\"",
+			 pd_snapshot_tag(loaded), tag);
+		return refuse(why);
+	}
+	if (!c->seed_given && pd_snapshot_params(loaded, 0, &p, &err) == 0)
+		c->filter.seed = p.seed; /* the hash secret carries over */
+	return 0;
+}
+
+int pd_snap_load(void)
+{
+	struct pd_error err;
+	uint64_t keys = 0;
+
+	if (loaded == NULL)
+		return 0;
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		struct pd_filter_stats st;
+
+		if (pd_snapshot_load(loaded, i, pd_app.w[i]->filter, &err) != 0) {
+			char why[400];
+
+			snprintf(why, sizeof(why), "worker %u: %s", i, err.msg);
+			for (unsigned j = 0; j < i; j++)
+				pd_filter_reset(pd_app.w[j]->filter);
+			return refuse(why);
+		}
+		pd_filter_stats(pd_app.w[i]->filter, &st);
+		keys += st.keys;
+	}
+	fprintf(stderr, "pktdedup: snapshot %s loaded: %u worker%s, %" PRIu64
+		" keys seen before\n", pd_app.cfg.snapshot, pd_app.nworkers,
+		pd_app.nworkers == 1 ? "" : "s", keys);
+	pd_snapshot_free(loaded);
+	loaded = NULL;
+	return 0;
+}
+
+/* Worker side: one step of the requested copy (called between bursts). */
+void pd_snap_step(struct pd_worker *w)
+{
+	struct pd_worker_snap *s = &w->snap;
+	struct pd_error err;
+	uint64_t t0 = rte_rdtsc(), dt;
+	int r;
+
+	r = pd_filter_save_state_step(w->filter, s->buf, s->cap, &s->done, PD_SNAP_STEP, &err);
+	dt = rte_rdtsc() - t0;
+	s->steps++;
+	s->copy_cycles += dt;
+	if (dt > s->step_max_cycles)
+		s->step_max_cycles = dt;
+	if (r == 0)
+		return;
+	if (r < 0)
+		s->need = pd_filter_state_size(w->filter);
+	rte_atomic_thread_fence(__ATOMIC_RELEASE);
+	s->state = r > 0 ? PD_SNAP_COPIED : PD_SNAP_TOO_SMALL;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int grow(struct pd_worker_snap *s, uint64_t need)
+{
+	uint8_t *b;
+
+	if (s->cap >= need)
+		return 0;
+	need += need / 4 + (1u << 20); /* room for exact and lru to grow meanwhile */
+	b = realloc(s->buf, need);
+	if (b == NULL)
+		return -1;
+	memset(b, 0, need); /* fault the pages in here, not in the worker's copy steps */
+	s->buf = b;
+	s->cap = need;
+	return 0;
+}
+
+/* One periodic snapshot: every worker copies, then the file is written. */
+static int periodic(void)
+{
+	const void *img[PD_APP_MAX_WORKERS];
+	uint64_t len[PD_APP_MAX_WORKERS];
+	struct pd_error err;
+	double t0 = now_s();
+
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		struct pd_worker_snap *s = &pd_app.w[i]->snap;
+
+		for (;;) {
+			s->done = 0;
+			rte_atomic_thread_fence(__ATOMIC_RELEASE);
+			s->state = PD_SNAP_REQUESTED;
+			while (s->state == PD_SNAP_REQUESTED) {
+				if (thread_quit || s->stopped)
+					return 1; /* stopping: the final snapshot follows */
+				rte_delay_us_sleep(100);
+			}
+			rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (s->state == PD_SNAP_COPIED)
+				break;
+			if (grow(s, s->need) != 0) {
+				s->state = PD_SNAP_IDLE;
+				fprintf(stderr, "pktdedup: snapshot: cannot allocate %" PRIu64
+					" bytes for worker %u's copy\n", s->need, i);
+				return -1;
+			}
+		}
+		img[i] = s->buf;
+		len[i] = s->done;
+		s->state = PD_SNAP_IDLE;
+	}
+	if (pd_snapshot_write(pd_app.cfg.snapshot, tag, img, len, pd_app.nworkers, &err) != 0) {
+		fprintf(stderr, "pktdedup: snapshot: %s\n", err.msg);
+		return -1;
+	}
+	last_write_s = now_s() - t0;
+	return 0;
+}
+
+static void *snap_thread(void *arg)
+{
+	double next = now_s() + pd_app.cfg.snapshot_interval;
+
+	(void)arg;
+	while (!thread_quit) {
+		int r;
+
+		if (now_s() < next) {
+			rte_delay_us_sleep(10000);
+			continue;
+		}
+		r = periodic();
+		if (r > 0)
+			break;
+		if (r == 0)
+			written++;
+		else
+			failed++;
+		next = now_s() + pd_app.cfg.snapshot_interval;
+	}
+	return NULL;
+}
+
+int pd_snap_start(void)
+{
+	const struct pd_app_config *c = &pd_app.cfg;
+
+	if (c->snapshot == NULL || c->snapshot_interval <= 0)
+		return 0;
+	for (unsigned i = 0; i < pd_app.nworkers; i++)
+		if (grow(&pd_app.w[i]->snap, pd_filter_state_size(pd_app.w[i]->filter)) != 0) {
+			fprintf(stderr, "pktdedup: snapshot: cannot allocate the copy buffers\n");
+			return -1;
+		}
+	/* a control thread: on the CPUs the lcores leave free, named in ps */
+	if (rte_ctrl_thread_create(&thread, "pd-snapshot", NULL, snap_thread, NULL) != 0) {
+		fprintf(stderr, "pktdedup: snapshot: cannot start its thread\n");
+		return -1;
+	}
+	thread_running = 1;
+	return 0;
+}
+
+/* After the workers stopped: stop the thread, write the final snapshot. */
+int pd_snap_finish(void)
+{
+	struct pd_filter *f[PD_APP_MAX_WORKERS];
+	struct pd_error err;
+	int rc = 0;
+
+	if (pd_app.cfg.snapshot == NULL)
+		return 0;
+	thread_quit = 1;
+	if (thread_running)
+		pthread_join(thread, NULL);
+	thread_running = 0;
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		f[i] = pd_app.w[i]->filter;
+		if (f[i] == NULL)
+			return 0; /* never started: nothing to save */
+	}
+	if (pd_snapshot_save(pd_app.cfg.snapshot, tag, f, pd_app.nworkers, &err) != 0) {
+		fprintf(stderr, "pktdedup: snapshot: %s\n", err.msg);
+		rc = -1;
+	} else {
+		fprintf(stderr, "pktdedup: snapshot %s written (%u worker%s)\n",
+			pd_app.cfg.snapshot, pd_app.nworkers, pd_app.nworkers == 1 ? "" : "s");
+	}
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		free(pd_app.w[i]->snap.buf);
+		pd_app.w[i]->snap.buf = NULL;
+	}
+	return rc;
+}
+
+/* The "snapshot" object of the JSON summary (nothing without --snapshot). */
+void pd_snap_json(FILE *o)
+{
+	uint64_t steps = 0, maxc = 0, cyc = 0;
+	double hz = (double)rte_get_tsc_hz();
+
+	if (pd_app.cfg.snapshot == NULL)
+		return;
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		const struct pd_worker_snap *s = &pd_app.w[i]->snap;
+
+		steps += s->steps;
+		cyc += s->copy_cycles;
+		if (s->step_max_cycles > maxc)
+			maxc = s->step_max_cycles;
+	}
+	fprintf(o, "  \"snapshot\": {\"periodic_written\": %" PRIu64 ", \"periodic_failed\": %"
+		PRIu64 ", \"copy_steps\": %" PRIu64 ", \"step_max_us\": %.1f, "
+		"\"copy_total_ms\": %.3f, \"last_write_ms\": %.3f},\n", written, failed, steps,
+		maxc / hz * 1e6, cyc / hz * 1e3, last_write_s * 1e3);
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# pktdedup --snapshot, end to end through net_pcap on pcap/dups.pcap:
+#  - the file split in two halves (editcap -r), a restart with the snapshot between
+#    them: the two outputs together are the whole file minus the generator's
+#    duplicates, so the second half's copies of first-half packets were caught;
+#  - the snapshot file is mode 0600;
+#  - a truncated, a corrupted, a non-snapshot file, and snapshots made with another
+#    worker count, key, seed or filter size: refused with a message saying which,
+#    status 1, the file left as it was; with --snapshot-policy fresh: status 0 and the
+#    output of a run without a snapshot;
+#  - --snapshot-interval writes snapshots while running (looping net_pcap), reports the
+#    longest copy step, and the result loads.
+set -euo pipefail
+bin=$1
+root=$(cd "$(dirname "$0")/.." && pwd)
+tool="python3 $root/tests/pcap_tool.py"
+in=$root/pcap/dups.pcap
+exp=$root/pcap/dups-expected.txt
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=$($tool frames "$in" | wc -l)
+half=$((n / 2))
+editcap -F pcap -r "$in" "$tmp/a.pcap" "1-$half"
+editcap -F pcap -r "$in" "$tmp/b.pcap" "$((half + 1))-$n"
+run() { "$bin" --filter exact --key packet "$@"; }
+json() { # file key -> number from the "total" object
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"][sys.argv[2]])' "$1" "$2"
+}
+
+# 1. two halves with a restart between them = the whole file
+run --pcap-in "$tmp/a.pcap" --pcap-out "$tmp/ao.pcap" --snapshot "$tmp/s.snap" \
+	--stats-json "$tmp/a.json" >/dev/null 2>"$tmp/a.err"
+grep -q "does not exist yet" "$tmp/a.err"
+grep -q "written" "$tmp/a.err"
+[ "$(stat -c %a "$tmp/s.snap")" = 600 ] || { echo "FAIL: snapshot mode $(stat -c %a "$tmp/s.snap")" >&2; exit 1; }
+cp "$tmp/s.snap" "$tmp/s.orig"
+run --pcap-in "$tmp/b.pcap" --pcap-out "$tmp/bo.pcap" --snapshot "$tmp/s.snap" \
+	--stats-json "$tmp/b.json" >/dev/null 2>"$tmp/b.err"
+grep -q "loaded: 1 worker" "$tmp/b.err" || { cat "$tmp/b.err" >&2; exit 1; }
+{ $tool frames "$tmp/ao.pcap"; $tool frames "$tmp/bo.pcap"; } >"$tmp/got.txt"
+$tool expect-drop "$in" "$exp" packet >"$tmp/want.txt"
+diff -q "$tmp/want.txt" "$tmp/got.txt" >/dev/null ||
+	{ echo "FAIL: halves with a snapshot != whole file minus duplicates" >&2; exit 1; }
+run --pcap-in "$tmp/b.pcap" --pcap-out "$tmp/fresh.pcap" --stats-json "$tmp/f.json" \
+	>/dev/null 2>&1
+dup_b=$(json "$tmp/b.json" duplicate)
+dup_f=$(json "$tmp/f.json" duplicate)
+total=$(($(json "$tmp/a.json" duplicate) + dup_b))
+read -r want_dups _ _ <<<"$($tool count "$exp" packet)"
+[ "$total" -eq "$want_dups" ] && [ "$dup_b" -gt "$dup_f" ] ||
+	{ echo "FAIL: duplicates $total (want $want_dups), second half $dup_b vs $dup_f fresh" >&2; exit 1; }
+echo "ok: halves with a snapshot = whole file: $total duplicates; the second half" \
+	"caught $((dup_b - dup_f)) copies of first-half packets"
+
+# 2. unusable snapshots: refused (status 1, file untouched), or fresh on request
+refused() { # name "expected words" [options...]
+	local name=$1 words=$2 rc=0 out=(--pcap-out "$tmp/r.pcap")
+	shift 2
+	[ "${NOOUT:-}" = 1 ] && out=() # several workers: no output file (order)
+	cp "$tmp/bad.snap" "$tmp/bad.before"
+	run --pcap-in "$tmp/b.pcap" "${out[@]}" --snapshot "$tmp/bad.snap" "$@" \
+		>/dev/null 2>"$tmp/r.err" || rc=$?
+	[ "$rc" -eq 1 ] || { echo "FAIL: $name: status $rc, want 1" >&2; cat "$tmp/r.err" >&2; exit 1; }
+	grep -q "refused: .*$words" "$tmp/r.err" ||
+		{ echo "FAIL: $name: message lacks '$words':" >&2; cat "$tmp/r.err" >&2; exit 1; }
+	cmp -s "$tmp/bad.snap" "$tmp/bad.before" || { echo "FAIL: $name: file changed" >&2; exit 1; }
+	rc=0
+	run --pcap-in "$tmp/b.pcap" "${out[@]}" --snapshot "$tmp/bad.snap" \
+		--snapshot-policy fresh --seed 7 "$@" >/dev/null 2>"$tmp/fr.err" || rc=$?
+	[ "$rc" -eq 0 ] && grep -q "starting with empty filters" "$tmp/fr.err" ||
+		{ echo "FAIL: $name: fresh policy (status $rc)" >&2; cat "$tmp/fr.err" >&2; exit 1; }
+	if [ ${#out[@]} -ne 0 ]; then
+		run --pcap-in "$tmp/b.pcap" --pcap-out "$tmp/ref.pcap" --seed 7 "$@" >/dev/null 2>&1
+		[ "$($tool frames "$tmp/r.pcap")" = "$($tool frames "$tmp/ref.pcap")" ] ||
+			{ echo "FAIL: $name: fresh output differs from a run without snapshot" >&2; exit 1; }
+	fi
+	echo "ok: $name: refused ($(sed -n 's/.*refused: //p' "$tmp/r.err" | head -1))"
+}
+size=$(stat -c %s "$tmp/s.orig")
+head -c $((size / 2)) "$tmp/s.orig" >"$tmp/bad.snap"
+refused truncated "truncated: $((size / 2)) of $size bytes"
+cp "$tmp/s.orig" "$tmp/bad.snap"
+printf '\x55' | dd of="$tmp/bad.snap" bs=1 seek=$((size - 100)) conv=notrunc status=none
+refused corrupted "checksum mismatch"
+cp "$in" "$tmp/bad.snap"
+refused not-a-snapshot "not a pktdedup snapshot"
+cp "$tmp/s.orig" "$tmp/bad.snap"
+NOOUT=1 refused "other worker count" "made with 1 worker, this run has 2" --workers 2 \
+	--dispatch software
+cp "$tmp/s.orig" "$tmp/bad.snap"
+refused "other key" 'made with "key packet.*this run has "key flow' --key flow
+cp "$tmp/s.orig" "$tmp/bad.snap"
+refused "other seed" "another hash seed" --seed 12345
+run --pcap-in "$tmp/a.pcap" --filter qqhtd --memory 1M --snapshot "$tmp/bad.snap" \
+	--snapshot-policy fresh >/dev/null 2>&1 # overwrite it with a qqhtd 1 MiB snapshot
+refused "other filter size" "made with qqhtd memory (bytes) = 1048576, this filter has 2097152" \
+	--filter qqhtd --memory 2M
+refused "other filter" "made with filter qqhtd, this filter is exact"
+
+# 3. periodic snapshots while running: net_pcap looping the file for 3 s
+rc=0
+timeout --preserve-status -s INT 3 "$bin" --no-huge -m 256 --no-pci --no-telemetry --no-shconf \
+	--file-prefix "snap$$" --log-level '*:warning' -l 0 \
+	--vdev "net_pcap0,rx_pcap=$in,infinite_rx=1" -- --ports 0 --filter qqhtd \
+	--memory 8M --snapshot "$tmp/p.snap" --snapshot-interval 200ms \
+	--stats-json "$tmp/p.json" >/dev/null 2>"$tmp/p.err" || rc=$?
+rm -rf "/var/run/dpdk/snap$$"
+[ "$rc" -eq 0 ] || { echo "FAIL: periodic run status $rc" >&2; cat "$tmp/p.err" >&2; exit 1; }
+read -r written steps stepmax <<<"$(python3 -c 'import json,sys
+s = json.load(open(sys.argv[1]))["snapshot"]
+print(s["periodic_written"], s["copy_steps"], s["step_max_us"])' "$tmp/p.json")"
+[ "$written" -ge 3 ] && [ "$steps" -ge $((written * 32)) ] ||
+	{ echo "FAIL: periodic snapshots: $written written in $steps steps" >&2; exit 1; }
+python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["accounted"] else 1)' "$tmp/p.json"
+"$bin" --pcap-in "$tmp/a.pcap" --filter qqhtd --memory 8M --snapshot "$tmp/p.snap" \
+	>/dev/null 2>"$tmp/p2.err" || { cat "$tmp/p2.err" >&2; exit 1; }
+grep -q "loaded: 1 worker" "$tmp/p2.err"
+echo "ok: periodic: $written snapshots of 8 MiB in $steps copy steps, longest step" \
+	"$stepmax us; the last one loads"
