@@ -9,18 +9,11 @@
 #  - count: output equals input; the JSON counters match the generator's counts;
 #  - two workers with software dispatch find every duplicate the single worker finds.
 set -euo pipefail
-bin=$1
-root=$(cd "$(dirname "$0")/.." && pwd)
-tool="python3 $root/tests/pcap_tool.py"
-in=$root/pcap/dups.pcap
-exp=$root/pcap/dups-expected.txt
+. "$(dirname "$0")/e2e_common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=$($tool frames "$in" | wc -l)
 
-json() { # file key -> number from the "total" object
-	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"][sys.argv[2]])' "$1" "$2"
-}
 check_counts() { # json variant action
 	read -r dups uniq nokey <<<"$($tool count "$exp" "$2")"
 	[ "$(json "$1" rx)" -eq "$n" ] || { echo "rx != $n" >&2; exit 1; }

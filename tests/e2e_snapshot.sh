@@ -11,11 +11,7 @@
 #  - --snapshot-interval writes snapshots while running (looping net_pcap), reports the
 #    longest copy step, and the result loads.
 set -euo pipefail
-bin=$1
-root=$(cd "$(dirname "$0")/.." && pwd)
-tool="python3 $root/tests/pcap_tool.py"
-in=$root/pcap/dups.pcap
-exp=$root/pcap/dups-expected.txt
+. "$(dirname "$0")/e2e_common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=$($tool frames "$in" | wc -l)
@@ -23,9 +19,6 @@ half=$((n / 2))
 editcap -F pcap -r "$in" "$tmp/a.pcap" "1-$half"
 editcap -F pcap -r "$in" "$tmp/b.pcap" "$((half + 1))-$n"
 run() { "$bin" --filter exact --key packet "$@"; }
-json() { # file key -> number from the "total" object
-	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"][sys.argv[2]])' "$1" "$2"
-}
 
 # 1. two halves with a restart between them = the whole file
 run --pcap-in "$tmp/a.pcap" --pcap-out "$tmp/ao.pcap" --snapshot "$tmp/s.snap" \

@@ -4,11 +4,7 @@
 # captures what reaches B: the unique packets, in order, and no duplicate. Needs root
 # (network namespaces), tcpreplay and tcpdump; exits 77 (skipped) without them.
 set -euo pipefail
-bin=$1
-root=$(cd "$(dirname "$0")/.." && pwd)
-tool="python3 $root/tests/pcap_tool.py"
-in=$root/pcap/dups.pcap
-exp=$root/pcap/dups-expected.txt
+. "$(dirname "$0")/e2e_common.sh"
 if [ "$(id -u)" -ne 0 ] || ! command -v tcpreplay >/dev/null || ! command -v tcpdump >/dev/null ||
 	! command -v ip >/dev/null; then
 	echo "skipped: needs root, ip, tcpreplay and tcpdump"
