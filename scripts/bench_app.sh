@@ -19,23 +19,7 @@ extra=("$@")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "/var/run/dpdk/bench$$"' EXIT # EAL leaves its runtime directory
 pcap=$tmp/udp64.pcap
-python3 - "$pcap" <<'PY'
-import struct, sys
-def csum(b):
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-with open(sys.argv[1], "wb") as f:
-    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-    for i in range(65536):
-        udp = struct.pack("!HHHH", 1024 + i % 5000, 53, 8 + 18, 0) + b"x" * 18
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), i, 0, 64, 17, 0,
-                         bytes([10, 0, i >> 8, i & 255]), bytes([192, 0, 2, 1]))
-        ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-        fr = b"\x02\0\0\0\0\x02\x02\0\0\0\0\x01\x08\x00" + ip + udp
-        f.write(struct.pack("<IIII", 0, i, len(fr), len(fr)) + fr)
-PY
+python3 scripts/gen_udp_pcap.py "$pcap" 65536
 vdev="net_pcap0,rx_pcap=$pcap,infinite_rx=1"
 eal=(--no-huge -m 1024 --no-pci --no-telemetry --log-level '*:error')
 rate_pktdedup() {

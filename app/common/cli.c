@@ -132,6 +132,26 @@ int cli_seconds(const char *opt, const char *s, double lo, double hi, double *ou
 	return 0;
 }
 
+const char *cli_param_option(const char *msg)
+{
+	static const struct {
+		const char *field, *opt;
+	} map[] = {
+		{"memory_bytes", "--memory"}, {"target_fpr", "--fpr"}, {"k", "--k"},
+		{"sbf_max", "--max"}, {"sbf_p", "--p"}, {"rsbf_pstar", "--pstar"},
+		{"qht_b", "--b"}, {"qht_f", "--f"}, {"fpbuf_q", "--q"},
+		{"expected_n", "--expected-n"}, {"window", "--window"},
+		{"equal_timers", "--equal-timers"}, {"window_mode", "--window-mode"},
+		{"type", "--filter"},
+	};
+	size_t n = strcspn(msg, ":");
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strlen(map[i].field) == n && strncmp(msg, map[i].field, n) == 0)
+			return map[i].opt;
+	return "--filter";
+}
+
 static int cli_ignore(const char *opt, const char *s, uint32_t *out)
 {
 	static const struct {

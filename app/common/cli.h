@@ -29,6 +29,9 @@ int cli_duration(const char *opt, const char *s, uint64_t *out_ns);
 /* Seconds: a plain number (seconds) or a duration with a unit (500ms, 2s), lo..hi s. */
 int cli_seconds(const char *opt, const char *s, double lo, double hi, double *out);
 
+/* The option that sets the parameter a library message ("qht_b: ...") is about. */
+const char *cli_param_option(const char *msg);
+
 /*
  * The filter-parameter options every tool takes: getopt_long entries (values from
  * CLI_O_FILTER_BASE up) and their parser. --filter itself is left to each tool.

@@ -30,6 +30,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_telemetry.h>
 
+#include "../common/cli.h"
 #include "pktdedup.h"
 
 struct pd_app pd_app;
@@ -47,6 +48,7 @@ static void on_signal(int sig)
 struct pcap_scan {
 	uint64_t frames;
 	uint32_t max_caplen;
+	int damaged; /* a bad record: the frames before it are replayed, status 1 */
 };
 
 static int scan_pcap(const char *path, struct pcap_scan *s)
@@ -74,10 +76,11 @@ static int scan_pcap(const char *path, struct pcap_scan *s)
 		if (h->caplen > s->max_caplen)
 			s->max_caplen = h->caplen;
 	}
-	if (rc != PCAP_ERROR_BREAK)
-		fprintf(stderr, "pktdedup: warning: --pcap-in %s: %s after %" PRIu64 " frames;"
-			" those frames are processed, the rest of the file is not\n",
-			path, pcap_geterr(pc), s->frames);
+	s->damaged = rc != PCAP_ERROR_BREAK;
+	if (s->damaged)
+		fprintf(stderr, "pktdedup: error: --pcap-in %s: %s after %" PRIu64 " frames;"
+			" those frames are processed and written, the rest of the file is not"
+			" (exit status 1)\n", path, pcap_geterr(pc), s->frames);
 	pcap_close(pc);
 	return 0;
 }
@@ -439,7 +442,7 @@ int main(int argc, char **argv)
 	int eal_argc, rc, status = 0, sep = -1;
 	struct pd_app_config *c = &pd_app.cfg;
 	uint16_t nb_ports;
-	struct pcap_scan scan = {0, 0};
+	struct pcap_scan scan = {0, 0, 0};
 	unsigned nports = 0;
 	uint16_t ports[PD_APP_MAX_PORTS];
 	uint64_t rss_hf = 0;
@@ -450,6 +453,12 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "--") == 0) {
 			sep = i;
 			break;
+		}
+	for (int i = 1; i < sep; i++)
+		if (strcmp(argv[i], "--pcap-in") == 0 || strncmp(argv[i], "--pcap-in=", 10) == 0) {
+			fprintf(stderr, "pktdedup: --pcap-in sets up EAL itself: give no EAL options"
+				" (and no '--')\n");
+			return 2;
 		}
 	/* pktdedup options: after "--", or all of them when there is no "--" */
 	{
@@ -477,7 +486,7 @@ int main(int argc, char **argv)
 		struct pd_error err;
 
 		if (pd_filter_params_resolve(&c->filter, &resolved, &err) != 0) {
-			fprintf(stderr, "pktdedup: filter %s: %s\n",
+			fprintf(stderr, "pktdedup: %s: filter %s: %s\n", cli_param_option(err.msg),
 				pd_filter_type_name(c->filter.type), err.msg);
 			return 2;
 		}
@@ -723,6 +732,11 @@ int main(int argc, char **argv)
 		}
 		if (c->stats_json != NULL && write_json(c->stats_json, secs, in_use) != 0)
 			status = 1;
+		if (scan.damaged) {
+			fprintf(stderr, "pktdedup: --pcap-in %s is damaged: the %" PRIu64 " frames"
+				" before the damage were processed\n", c->pcap_in, scan.frames);
+			status = 1;
+		}
 		{
 			struct pd_counters t;
 
