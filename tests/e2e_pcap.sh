@@ -20,7 +20,12 @@ check_counts() { # json variant action
 	[ "$(json "$1" duplicate)" -eq "$dups" ] || { echo "duplicate != $dups ($2)" >&2; exit 1; }
 	[ "$(json "$1" unique)" -eq "$uniq" ] || { echo "unique != $uniq ($2)" >&2; exit 1; }
 	[ "$(json "$1" unparseable)" -eq "$nokey" ] || { echo "unparseable != $nokey" >&2; exit 1; }
-	python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["accounted"] else 1)' "$1"
+	# the port's own counters agree with ours; no mbuf left behind
+	python3 -c 'import json,sys
+j = json.load(open(sys.argv[1])); p = j["ports"][0]
+sys.exit(0 if j["accounted"] and j["mbufs_in_use"] == 0 and p["ipackets"] == j["total"]["rx"]
+         and p["opackets"] == j["total"]["tx"] and p["rx_nombuf"] + p["imissed"] == 0 else 1)' "$1" ||
+		{ echo "FAIL: accounting, mbufs or port counters ($2 $3)" >&2; exit 1; }
 	case $3 in
 	drop) [ "$(json "$1" tx)" -eq $((n - dups)) ] && [ "$(json "$1" dropped)" -eq "$dups" ] ;;
 	mark) [ "$(json "$1" tx)" -eq "$n" ] && [ "$(json "$1" marked)" -eq "$dups" ] ;;

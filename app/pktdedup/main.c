@@ -289,6 +289,16 @@ static int write_json(const char *path, double secs, unsigned mbufs_in_use)
 		json_counters(o, &pd_app.w[i]->c, "     ");
 		fprintf(o, "}%s\n", i + 1 < pd_app.nworkers ? "," : "");
 	}
+	fprintf(o, "  ],\n  \"ports\": [\n");
+	for (unsigned p = 0; p < pd_app.nports; p++) {
+		const struct rte_eth_stats *ps = &pd_app.port_stats[p];
+
+		fprintf(o, "    {\"port\": %u, \"ipackets\": %" PRIu64 ", \"opackets\": %" PRIu64
+			", \"rx_nombuf\": %" PRIu64 ", \"imissed\": %" PRIu64 ", \"ierrors\": %"
+			PRIu64 ", \"oerrors\": %" PRIu64 "}%s\n", pd_app.port_id[p], ps->ipackets,
+			ps->opackets, ps->rx_nombuf, ps->imissed, ps->ierrors, ps->oerrors,
+			p + 1 < pd_app.nports ? "," : "");
+	}
 	fprintf(o, "  ]\n}\n");
 	if (o != stdout && fclose(o) != 0) {
 		fprintf(stderr, "pktdedup: --stats-json %s: %s\n", path, strerror(errno));
@@ -300,20 +310,32 @@ static int write_json(const char *path, double secs, unsigned mbufs_in_use)
 static void print_summary(double secs)
 {
 	struct pd_counters t;
+	/* with --stats-json - the JSON alone goes to stdout */
+	FILE *out = pd_app.cfg.stats_json != NULL && strcmp(pd_app.cfg.stats_json, "-") == 0 ?
+		stderr : stdout;
 
 	pd_counters_sum(&t);
-	printf("pktdedup: %" PRIu64 " packets in %.6f s: %" PRIu64 " unique, %" PRIu64
+	fprintf(out, "pktdedup: %" PRIu64 " packets in %.6f s: %" PRIu64 " unique, %" PRIu64
 	       " duplicate, %" PRIu64 " unparseable\n", t.rx, secs, t.unique, t.duplicate,
 	       t.unparseable);
-	printf("pktdedup: forwarded %" PRIu64 ", dropped %" PRIu64 ", marked %" PRIu64
+	fprintf(out, "pktdedup: forwarded %" PRIu64 ", dropped %" PRIu64 ", marked %" PRIu64
 	       ", tx failed %" PRIu64 ", dispatch failed %" PRIu64 "; accounted: %s\n",
 	       t.tx, t.dropped, t.marked, t.tx_failed, t.dispatch_failed,
 	       identity_holds(&t) ? "yes" : "NO");
 	for (int r = 1; r < PD_KEY_REASON_COUNT; r++)
 		if (t.reasons[r] != 0)
-			printf("pktdedup:   unparseable %-22s %" PRIu64 "\n",
+			fprintf(out, "pktdedup:   unparseable %-22s %" PRIu64 "\n",
 			       pd_key_reason_name((enum pd_key_reason)r), t.reasons[r]);
-	fflush(stdout);
+	for (unsigned p = 0; p < pd_app.nports; p++) {
+		const struct rte_eth_stats *ps = &pd_app.port_stats[p];
+
+		if (ps->rx_nombuf | ps->imissed | ps->ierrors | ps->oerrors)
+			fprintf(out, "pktdedup: port %u lost packets before pktdedup saw them: no mbuf %"
+			       PRIu64 ", RX ring full %" PRIu64 ", RX errors %" PRIu64
+			       "; TX errors %" PRIu64 "\n", pd_app.port_id[p], ps->rx_nombuf,
+			       ps->imissed, ps->ierrors, ps->oerrors);
+	}
+	fflush(out);
 }
 
 static int telemetry_stats(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -717,6 +739,12 @@ int main(int argc, char **argv)
 	rte_eal_mp_wait_lcore();
 	if (pd_snap_finish() != 0)
 		status = 1;
+	pd_app.nports = nports;
+	for (unsigned p = 0; p < nports; p++) {
+		pd_app.port_id[p] = ports[p];
+		if (rte_eth_stats_get(ports[p], &pd_app.port_stats[p]) != 0)
+			memset(&pd_app.port_stats[p], 0, sizeof(pd_app.port_stats[p]));
+	}
 	close_ports(ports, nports); /* the PMDs give back the mbufs they hold */
 	{
 		double secs = now_s() - t0;

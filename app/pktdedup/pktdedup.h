@@ -120,6 +120,11 @@ struct pd_app {
 	uint64_t pcap_packets;      /* replay: frames in the input, the end of input */
 	int hash_dynfield;          /* mbuf offset of the key hash (dispatch) */
 	struct rte_mempool *pool;
+	/* the ports' own counters, read when the workers have stopped: packets a port
+	 * lost before pktdedup saw them (no mbuf, full RX ring, errors) */
+	unsigned nports;
+	uint16_t port_id[PD_APP_MAX_PORTS];
+	struct rte_eth_stats port_stats[PD_APP_MAX_PORTS];
 };
 
 extern struct pd_app pd_app;
