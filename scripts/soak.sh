@@ -36,10 +36,15 @@ print("soak: %.0f s, %d packets, %.2f Mpps: unique %d, duplicate %d, unparseable
       "tx %d, dropped %d, tx_failed %d" % (j["seconds"], t["rx"], rate, t["unique"],
       t["duplicate"], t["unparseable"], t["tx"], t["dropped"], t["tx_failed"]))
 print("soak: identity rx = tx + dropped + tx_failed + dispatch_failed: %s; mbufs in use "
-      "after stop: %d; snapshots %d written, %d failed, longest copy step %.1f us; "
-      "exit status %s" % ("holds" if j["accounted"] else "BROKEN", j["mbufs_in_use"],
-      s.get("periodic_written", 0), s.get("periodic_failed", 0), s.get("step_max_us", 0),
-      sys.argv[2]))
+      "after stop: %d; snapshots %d written, %d failed, copy steps %d, mean %.1f us, "
+      "longest %.1f us; exit status %s" % ("holds" if j["accounted"] else "BROKEN",
+      j["mbufs_in_use"], s.get("periodic_written", 0), s.get("periodic_failed", 0),
+      s.get("copy_steps", 0), s.get("copy_total_ms", 0) * 1e3 / max(1, s.get("copy_steps", 0)),
+      s.get("step_max_us", 0), sys.argv[2]))
+for p in j.get("ports", []):
+    print("soak: port %d: ipackets %d, opackets %d, rx_nombuf %d, imissed %d, ierrors %d, "
+          "oerrors %d" % (p["port"], p["ipackets"], p["opackets"], p["rx_nombuf"],
+                          p["imissed"], p["ierrors"], p["oerrors"]))
 ok = j["accounted"] and j["mbufs_in_use"] == 0 and sys.argv[2] == "0"
 print("soak: " + ("PASS" if ok else "FAIL"))
 sys.exit(0 if ok else 1)
