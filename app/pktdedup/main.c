@@ -754,8 +754,9 @@ int main(int argc, char **argv)
 			print_line(stderr, secs);
 		print_summary(secs);
 		if (in_use != 0) {
-			fprintf(stderr, "pktdedup: internal error: %u mbufs still in use after the"
-				" ports stopped (a leak)\n", in_use);
+			fprintf(stderr, "pktdedup: error: %u mbufs still in use after the ports"
+				" closed: a leak (or a PMD that keeps what it was sent, such as"
+				" net_ring with nobody reading its ring)\n", in_use);
 			status = 1;
 		}
 		if (c->stats_json != NULL && write_json(c->stats_json, secs, in_use) != 0)
