@@ -95,7 +95,6 @@ static inline int key_hash(struct pd_worker *w, struct rte_mbuf *m, uint64_t *h)
 		return -1;
 	}
 	*h = pd_filter_hash(w->filter, w->keybuf, klen);
-	pd_filter_prefetch(w->filter, *h);
 	return 0;
 }
 
@@ -177,7 +176,8 @@ static void handle_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
 		keyed[i] = key_hash(w, pkts[i], &h[nk]) == 0;
-		nk += keyed[i];
+		if (keyed[i]) /* its row loads while the rest of the burst is parsed */
+			pd_filter_prefetch(w->filter, h[nk++]);
 	}
 	if (nk != 0)
 		pd_filter_burst_hashed(w->filter, h, NULL, v, nk);
@@ -210,6 +210,7 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 		}
 		o = owner_of(hi, pd_app.nworkers);
 		if (o == w->idx) {
+			pd_filter_prefetch(w->filter, hi); /* only rows of this worker's filter */
 			h[nmine] = hi;
 			mine[nmine++] = pkts[i];
 		} else {
