@@ -114,6 +114,22 @@ int cli_duration(const char *opt, const char *s, uint64_t *out_ns)
 				    : "needs a unit: ns, us, ms or s");
 }
 
+int cli_choice(const char *opt, const char *s, const char *const *names, int *out)
+{
+	char why[160] = "expected ";
+	int n = 0;
+
+	for (; names[n] != NULL; n++)
+		if (strcmp(s, names[n]) == 0) {
+			*out = n;
+			return 0;
+		}
+	for (int i = 0; i < n; i++)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s",
+			 i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i]);
+	return cli_bad(opt, s, why);
+}
+
 int cli_seconds(const char *opt, const char *s, double lo, double hi, double *out)
 {
 	size_t n = strlen(s);

@@ -26,6 +26,9 @@ int cli_u32(const char *opt, const char *s, uint32_t *out);
 int cli_real(const char *opt, const char *s, double lo, double hi, double *out);
 /** A duration with a unit: ns, us, ms or s ("50us", "1.5s"); out in nanoseconds. */
 int cli_duration(const char *opt, const char *s, uint64_t *out_ns);
+/* One of a NULL-terminated list of names: *out = its index; else "expected a, b or c". */
+int cli_choice(const char *opt, const char *s, const char *const *names, int *out);
+
 /* Seconds: a plain number (seconds) or a duration with a unit (500ms, 2s), lo..hi s. */
 int cli_seconds(const char *opt, const char *s, double lo, double hi, double *out);
 

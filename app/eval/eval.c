@@ -136,7 +136,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		const char *a = optarg;
 		const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
-		int r = 0;
+		int r = 0, choice;
 
 		switch (c) {
 		case O_FILTER:
@@ -159,24 +159,20 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			r = cli_u32("--equal-timers", a, &o->p.equal_timers);
 			break;
 		case O_WMODE:
-			if (strcmp(a, "seen") == 0)
-				o->truth_mode = PD_WINDOW_SEEN;
-			else if (strcmp(a, "delivered") == 0)
-				o->truth_mode = PD_WINDOW_DELIVERED;
-			else
-				r = cli_bad("--window-mode", a, "expected seen or delivered");
+			r = cli_choice("--window-mode", a, (const char *const[]){"seen", "delivered",
+					NULL}, &choice);
+			if (r == 0)
+				o->truth_mode = choice == 1 ? PD_WINDOW_DELIVERED : PD_WINDOW_SEEN;
 			break;
 		case O_PLAN:
 			o->plan_only = 1;
 			break;
 		case O_STREAM:
 			stream_set = 1;
-			if (strcmp(a, "uniform") == 0)
-				o->stream = STREAM_UNIFORM;
-			else if (strcmp(a, "zipf") == 0)
-				o->stream = STREAM_ZIPF;
-			else
-				r = cli_bad("--stream", a, "expected uniform or zipf");
+			r = cli_choice("--stream", a, (const char *const[]){"uniform", "zipf", NULL},
+				       &choice);
+			if (r == 0)
+				o->stream = choice == 1 ? STREAM_ZIPF : STREAM_UNIFORM;
 			break;
 		case O_N:
 			r = cli_count("--n", a, &o->n);

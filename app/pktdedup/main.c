@@ -204,7 +204,7 @@ static int port_setup(uint16_t port, unsigned nrxq, unsigned ntxq, int rss, uint
 
 /* ---- statistics ---- */
 
-static double now_s(void)
+double pd_now_s(void)
 {
 	return (double)rte_get_tsc_cycles() / (double)rte_get_tsc_hz();
 }
@@ -230,7 +230,7 @@ void pd_stats_tick(void)
 
 	if (pd_app.cfg.stats_interval <= 0)
 		return;
-	now = now_s();
+	now = pd_now_s();
 	if (now - stats_last >= pd_app.cfg.stats_interval) {
 		stats_last = now;
 		print_line(stderr, now - stats_t0);
@@ -720,7 +720,7 @@ int main(int argc, char **argv)
 		status = 1;
 		goto stop;
 	}
-	t0 = stats_t0 = stats_last = now_s();
+	t0 = stats_t0 = stats_last = pd_now_s();
 	/* the main lcore either works (its loop prints the periodic line) or waits here */
 	if (run_on_workers(pd_worker_main, &main_ran) != 0)
 		status = 1;
@@ -747,7 +747,7 @@ int main(int argc, char **argv)
 	}
 	close_ports(ports, nports); /* the PMDs give back the mbufs they hold */
 	{
-		double secs = now_s() - t0;
+		double secs = pd_now_s() - t0;
 		unsigned in_use = rte_mempool_in_use_count(pd_app.pool);
 
 		if (c->stats_interval > 0)

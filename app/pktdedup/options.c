@@ -211,6 +211,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		const char *a = optarg;
 		uint32_t u;
+		int choice;
 
 		r = 0;
 		switch (opt) {
@@ -220,14 +221,10 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 					    "qht qhtd qqhtd bloom lru fpbuffering timerbf exact)");
 			break;
 		case O_ACTION:
-			if (strcmp(a, "drop") == 0)
-				c->action = PD_ACTION_DROP;
-			else if (strcmp(a, "mark") == 0)
-				c->action = PD_ACTION_MARK;
-			else if (strcmp(a, "count") == 0)
-				c->action = PD_ACTION_COUNT;
-			else
-				r = cli_bad("--action", a, "expected drop, mark or count");
+			r = cli_choice("--action", a, (const char *const[]){"drop", "mark", "count",
+					NULL}, &choice); /* the order of enum pd_action */
+			if (r == 0)
+				c->action = (enum pd_action)choice;
 			break;
 		case O_DSCP:
 			s.dscp = a;
@@ -241,12 +238,8 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			r = parse_port("--dup-port", a, &c->dup_port);
 			break;
 		case O_UNPARSEABLE:
-			if (strcmp(a, "forward") == 0)
-				c->drop_unparseable = 0;
-			else if (strcmp(a, "drop") == 0)
-				c->drop_unparseable = 1;
-			else
-				r = cli_bad("--unparseable", a, "expected forward or drop");
+			r = cli_choice("--unparseable", a, (const char *const[]){"forward", "drop",
+					NULL}, &c->drop_unparseable);
 			break;
 		case O_PORTS: r = parse_ports(a, c); break;
 		case O_WORKERS:
@@ -256,14 +249,10 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			break;
 		case O_DISPATCH:
 			s.dispatch = a;
-			if (strcmp(a, "auto") == 0)
-				c->dispatch = PD_DISPATCH_AUTO;
-			else if (strcmp(a, "rss") == 0)
-				c->dispatch = PD_DISPATCH_RSS;
-			else if (strcmp(a, "software") == 0)
-				c->dispatch = PD_DISPATCH_SOFTWARE;
-			else
-				r = cli_bad("--dispatch", a, "expected auto, rss or software");
+			r = cli_choice("--dispatch", a, (const char *const[]){"auto", "rss",
+					"software", NULL}, &choice); /* the order of enum pd_dispatch */
+			if (r == 0)
+				c->dispatch = (enum pd_dispatch)choice;
 			break;
 		case O_RXD:
 		case O_TXD:
@@ -299,12 +288,8 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			break;
 		case O_SNAPPOL:
 			s.snap_pol = a;
-			if (strcmp(a, "strict") == 0)
-				c->snapshot_fresh = 0;
-			else if (strcmp(a, "fresh") == 0)
-				c->snapshot_fresh = 1;
-			else
-				r = cli_bad("--snapshot-policy", a, "expected strict or fresh");
+			r = cli_choice("--snapshot-policy", a, (const char *const[]){"strict",
+					"fresh", NULL}, &c->snapshot_fresh);
 			break;
 		case O_HELP:
 			pd_app_usage(stdout);

@@ -137,6 +137,7 @@ void pd_app_usage(FILE *out);
 
 /* main.c */
 void pd_stats_tick(void);
+double pd_now_s(void); /* seconds on the TSC clock */
 
 /* snapshot.c */
 int pd_snap_prepare(void);

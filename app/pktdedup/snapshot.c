@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
@@ -164,14 +163,6 @@ void pd_snap_step(struct pd_worker *w)
 	s->state = r > 0 ? PD_SNAP_COPIED : PD_SNAP_TOO_SMALL;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int grow(struct pd_worker_snap *s, uint64_t need)
 {
 	uint8_t *b;
@@ -194,7 +185,7 @@ static int periodic(void)
 	const void *img[PD_APP_MAX_WORKERS];
 	uint64_t len[PD_APP_MAX_WORKERS];
 	struct pd_error err;
-	double t0 = now_s();
+	double t0 = pd_now_s();
 
 	for (unsigned i = 0; i < pd_app.nworkers; i++) {
 		struct pd_worker_snap *s = &pd_app.w[i]->snap;
@@ -226,19 +217,19 @@ static int periodic(void)
 		fprintf(stderr, "pktdedup: snapshot: %s\n", err.msg);
 		return -1;
 	}
-	last_write_s = now_s() - t0;
+	last_write_s = pd_now_s() - t0;
 	return 0;
 }
 
 static void *snap_thread(void *arg)
 {
-	double next = now_s() + pd_app.cfg.snapshot_interval;
+	double next = pd_now_s() + pd_app.cfg.snapshot_interval;
 
 	(void)arg;
 	while (!thread_quit) {
 		int r;
 
-		if (now_s() < next) {
+		if (pd_now_s() < next) {
 			rte_delay_us_sleep(10000);
 			continue;
 		}
@@ -249,7 +240,7 @@ static void *snap_thread(void *arg)
 			written++;
 		else
 			failed++;
-		next = now_s() + pd_app.cfg.snapshot_interval;
+		next = pd_now_s() + pd_app.cfg.snapshot_interval;
 	}
 	return NULL;
 }
