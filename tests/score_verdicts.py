@@ -4,7 +4,7 @@
 usage: score_verdicts.py KEYS VERDICTS [WINDOW]  -> prints {n, distinct, fp, fn}
 
 With WINDOW, key i (time i + 1) is a true duplicate iff the same key occurred at a time t
-with now - t < WINDOW ("seen" semantics, ALGORITHMS.md common model).
+with now - t <= WINDOW ("seen" semantics, ALGORITHMS.md common model).
 """
 import json
 import struct
@@ -25,7 +25,7 @@ def main():
     distinct = fp = fn = 0
     for i, (key,) in enumerate(struct.iter_unpack("<Q", raw)):
         now = i + 1
-        dup = key in last and (window == 0 or now - last[key] < window)
+        dup = key in last and (window == 0 or now - last[key] <= window)
         last[key] = now
         v = verdicts[i]
         if v not in (0, 1):

@@ -150,7 +150,8 @@ static void test_invalid_params(void **state)
 		if (t != PD_FILTER_TIMERBF) {
 			p = small((enum pd_filter_type)t, 1);
 			p.window = 100;
-			expect_invalid(p, "window on a filter without one");
+			if (t != PD_FILTER_QQHTD && t != PD_FILTER_EXACT)
+				expect_invalid(p, "window on a filter without one");
 			p.window = 0;
 			p.equal_timers = 1;
 			expect_invalid(p, "equal_timers on a filter without timers");
@@ -281,38 +282,41 @@ static void test_buffering(void **state)
 	free(v);
 }
 
-static uint8_t one(struct pd_filter *f, uint64_t key, uint64_t ts)
-{
-	uint8_t v;
-
-	pd_filter_burst_u64(f, &key, &ts, &v, 1);
-	return v;
-}
-
 static void test_timerbf_window(void **state)
 {
 	struct pd_filter_params p = {.type = PD_FILTER_TIMERBF, .memory_bytes = 1 << 20,
-				     .seed = 6, .k = 4, .window = 1000};
+				     .seed = 6, .k = 4, .window = 1000,
+				     .window_mode = PD_WINDOW_DELIVERED};
 	struct pd_filter *f = tu_create(p);
 
 	(void)state;
-	assert_int_equal(one(f, 1, 10000), PD_DISTINCT);
-	assert_int_equal(one(f, 1, 10001), PD_DUPLICATE);
-	assert_int_equal(one(f, 1, 10999), PD_DUPLICATE); /* gap 999 < W */
-	assert_int_equal(one(f, 1, 11000), PD_DISTINCT);  /* gap W: outside the window */
-	assert_int_equal(one(f, 1, 11500), PD_DUPLICATE);
-	assert_int_equal(one(f, 2, 11500), PD_DISTINCT);
-	assert_int_equal(one(f, 1, 11999), PD_DUPLICATE);
-	assert_int_equal(one(f, 1, 1ULL << 40), PD_DISTINCT); /* a jump past the 32-bit wrap */
-	assert_int_equal(one(f, 1, (1ULL << 40) + 999), PD_DUPLICATE);
+	assert_int_equal(tu_one(f, 1, 10000), PD_DISTINCT);
+	assert_int_equal(tu_one(f, 1, 10001), PD_DUPLICATE);
+	assert_int_equal(tu_one(f, 1, 11000), PD_DUPLICATE); /* gap W: within the window */
+	assert_int_equal(tu_one(f, 1, 11001), PD_DISTINCT);  /* gap W + 1 from the delivered copy */
+	assert_int_equal(tu_one(f, 1, 11500), PD_DUPLICATE);
+	assert_int_equal(tu_one(f, 2, 11500), PD_DISTINCT);
+	assert_int_equal(tu_one(f, 1, 12001), PD_DUPLICATE);
+	assert_int_equal(tu_one(f, 1, 1ULL << 40), PD_DISTINCT); /* a jump past the 32-bit wrap */
+	assert_int_equal(tu_one(f, 1, (1ULL << 40) + 999), PD_DUPLICATE);
 	pd_filter_destroy(f);
+
+	/* seen: every copy refreshes, so a key repeating within W never passes again */
+	p.window_mode = PD_WINDOW_SEEN;
+	f = tu_create(p);
+	assert_int_equal(tu_one(f, 1, 10000), PD_DISTINCT);
+	assert_int_equal(tu_one(f, 1, 10900), PD_DUPLICATE);
+	assert_int_equal(tu_one(f, 1, 11800), PD_DUPLICATE); /* 1800 after the first copy */
+	assert_int_equal(tu_one(f, 1, 12801), PD_DISTINCT);  /* W + 1 after the last one */
+	pd_filter_destroy(f);
+	p.window_mode = PD_WINDOW_DELIVERED;
 
 	/* Long windows are kept in coarse units: verdicts far from the edge are unchanged. */
 	p.window = 1000000000ULL; /* 1 s in ns */
 	f = tu_create(p);
-	assert_int_equal(one(f, 9, 5), PD_DISTINCT);
-	assert_int_equal(one(f, 9, 900000000ULL), PD_DUPLICATE);
-	assert_int_equal(one(f, 9, 1100000000ULL), PD_DISTINCT);
+	assert_int_equal(tu_one(f, 9, 5), PD_DISTINCT);
+	assert_int_equal(tu_one(f, 9, 900000000ULL), PD_DUPLICATE);
+	assert_int_equal(tu_one(f, 9, 1000000005ULL), PD_DISTINCT); /* never past W */
 	pd_filter_destroy(f);
 
 	/* Without timestamps a window counts keys. */
@@ -322,7 +326,7 @@ static void test_timerbf_window(void **state)
 		uint64_t keys[] = {7, 1, 2, 3, 7, 4, 5, 6, 8, 9, 7};
 		uint8_t v[11], expect[11] = {0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
 
-		/* key 7 at times 1 and 5: gap 4 < 5; then at 11: gap 10 from its last
+		/* key 7 at times 1 and 5: gap 4 <= 5; then at 11: gap 10 from its last
 		 * delivered copy (time 1) */
 		pd_filter_burst_u64(f, keys, NULL, v, 11);
 		assert_memory_equal(v, expect, 11);
@@ -339,7 +343,8 @@ static void test_timerbf_vs_oracle(void **state)
 	uint8_t *v = malloc(n), *t = malloc(n);
 	uint64_t *last = calloc(20000, sizeof(uint64_t)); /* delivered time + 1, 0 = never */
 	struct pd_filter_params p = {.type = PD_FILTER_TIMERBF, .memory_bytes = 256 << 10,
-				     .seed = 6, .k = 6, .window = W};
+				     .seed = 6, .k = 6, .window = W,
+				     .window_mode = PD_WINDOW_DELIVERED};
 	struct pd_filter *f = tu_create(p);
 	struct pd_filter *e = tu_create((struct pd_filter_params){
 		.type = PD_FILTER_EXACT, .seed = 3, .window = W,
@@ -350,7 +355,7 @@ static void test_timerbf_vs_oracle(void **state)
 	for (size_t i = 0; i < n; i++) {
 		uint64_t now = i + 1;
 
-		t[i] = last[k[i]] != 0 && now - (last[k[i]] - 1) < W;
+		t[i] = last[k[i]] != 0 && now - (last[k[i]] - 1) <= W;
 		if (!t[i])
 			last[k[i]] = now + 1;
 	}
@@ -394,7 +399,7 @@ static void test_exact_seen_bytes(void **state)
 		ts[i] = 1000 + i * 3;
 		len[i] = (uint32_t)snprintf(buf[i], 16, "key-%llu", (unsigned long long)k[i]);
 		ptr[i] = buf[i];
-		t[i] = last[k[i]] != 0 && ts[i] - last[k[i]] < W;
+		t[i] = last[k[i]] != 0 && ts[i] - last[k[i]] <= W;
 		last[k[i]] = ts[i];
 	}
 	pd_filter_burst(e, ptr, len, ts, v, n);

@@ -75,6 +75,15 @@ static inline struct pd_filter *tu_create(struct pd_filter_params p)
 	return f;
 }
 
+/* The verdict of one 8-byte key at time ts. */
+static inline uint8_t tu_one(struct pd_filter *f, uint64_t key, uint64_t ts)
+{
+	uint8_t v;
+
+	pd_filter_burst_u64(f, &key, &ts, &v, 1);
+	return v;
+}
+
 struct tu_score {
 	uint64_t fp, fn, distinct, dups;
 };

@@ -67,10 +67,11 @@ static void usage(FILE *out)
 		"  --b N, --f N       qht/qhtd/qqhtd buckets per row, fingerprint bits\n"
 		"  --q X              fpbuffering probability of reporting a miss DUPLICATE\n"
 		"  --expected-n N     bloom/timerbf: expected distinct keys (sizes k)\n"
-		"  --window N         timerbf/exact window in keys (default timerbf: capacity)\n"
+		"  --window N         qqhtd/timerbf/exact window in keys: a copy at most N keys\n"
+		"                     back is a duplicate (default timerbf: capacity)\n"
 		"  --equal-timers N   timerbf equal-timers heuristic k' (default off)\n"
-		"  --window-mode M    seen or delivered: the truth for windowed filters, and the\n"
-		"                     semantics of a windowed exact (default: seen)\n"
+		"  --window-mode M    seen or delivered: the window semantics of the filter and of\n"
+		"                     its truth (default: seen)\n"
 		"  --plan             print the planner's parameters and predicted FPR, then exit\n"
 		"\n"
 		"Stream:\n"
@@ -264,8 +265,7 @@ static struct pd_filter_params params_for(const struct opts *o, enum pd_filter_t
 		if (t != PD_FILTER_TIMERBF)
 			p.window = 0;
 	}
-	if (t == PD_FILTER_EXACT)
-		p.window_mode = o->truth_mode;
+	p.window_mode = o->truth_mode;
 	return p;
 }
 

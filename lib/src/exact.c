@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The exact oracle (ALGORITHMS.md §8): a hash set of every key's 64-bit keyed hash, and
- * with a window W the time each key was last counted. It grows without bound (memory
- * budget ignored) and is the ground truth of the evaluator and the tests.
+ * The exact oracle (ALGORITHMS.md §8): a hash set of every key's 64-bit keyed hash and
+ * the time it was last counted. It grows without bound (memory budget ignored) and is the
+ * ground truth of the evaluator and the tests.
  *
  *   no window        DUPLICATE iff the key was seen before.
- *   window, seen     DUPLICATE iff the key was seen at t' with t - t' < W; every copy
- *                    refreshes t' (to the newest of the two times).
- *   window, delivered DUPLICATE iff the key was reported DISTINCT at t' with t - t' < W;
- *                    only DISTINCT copies refresh t' (seed 002 §4; timerbf's semantics).
- * A timestamp older than the key's t' (merged feeds) counts as within the window.
+ *   window, seen     DUPLICATE iff the key was seen at t' with t - t' <= W (the copy is
+ *                    within W, as `editcap -w` counts it); every copy refreshes t' (to the
+ *                    newest of the two times).
+ *   window, delivered DUPLICATE iff the key was reported DISTINCT at t' with t - t' <= W;
+ *                    only DISTINCT copies refresh t' (seed 002 §4).
+ * A timestamp older than the key's t' (merged feeds) counts as within the window: the
+ * packet is compared as of its own time, and a copy of it is already known.
+ * Delays of duplicates: t - t' (0 when t < t'); without a window t' is the newest copy.
  *
  * Exactness: 8-byte keys hash through XXH3-64's 4-to-8-byte path, a bijection of the key
  * for a fixed seed, so the set is exact for them; byte-string keys collide with
@@ -28,7 +31,7 @@
 struct exact {
 	struct pd_filter base;
 	uint64_t *key;
-	uint64_t *time;  /* NULL without a window */
+	uint64_t *time;  /* last counted time of each key */
 	uint64_t mask;
 	uint64_t count;
 	uint64_t window;
@@ -45,18 +48,15 @@ static inline uint64_t exact_home(const struct exact *e, uint64_t h)
 static int exact_alloc(struct exact *e, uint64_t size)
 {
 	e->key = pd_alloc_zero(size * sizeof(uint64_t));
-	e->time = NULL;
 	if (e->key == NULL)
 		return -1;
-	if (e->window != 0) {
-		e->time = pd_alloc_zero(size * sizeof(uint64_t));
-		if (e->time == NULL) {
-			pd_free(e->key, size * sizeof(uint64_t));
-			return -1;
-		}
+	e->time = pd_alloc_zero(size * sizeof(uint64_t));
+	if (e->time == NULL) {
+		pd_free(e->key, size * sizeof(uint64_t));
+		return -1;
 	}
 	e->mask = size - 1;
-	e->base.footprint_bytes = size * sizeof(uint64_t) * (e->window != 0 ? 2 : 1);
+	e->base.footprint_bytes = size * sizeof(uint64_t) * 2;
 	e->base.memory_bits = e->base.footprint_bytes * 8; /* no paper M: count the table */
 	return 0;
 }
@@ -82,19 +82,21 @@ static void exact_grow(struct exact *e)
 		while (e->key[j] != 0)
 			j = (j + 1) & e->mask;
 		e->key[j] = okey[i];
-		if (otime != NULL)
-			e->time[j] = otime[i];
+		e->time[j] = otime[i];
 	}
 	pd_free(okey, osize * sizeof(uint64_t));
 	pd_free(otime, osize * sizeof(uint64_t));
 }
 
-/* Verdict for a key last counted at *last (present) and now; updates *last. */
-static inline uint8_t exact_window(const struct exact *e, uint64_t *last, uint64_t now)
+/* Verdict for a key last counted at *last (present) and now; updates *last and the delay. */
+static inline uint8_t exact_seen(const struct exact *e, uint64_t *last, uint64_t now,
+				 uint64_t *d)
 {
-	int dup = now < *last || now - *last < e->window;
+	int dup = e->window == 0 || now <= *last || now - *last <= e->window;
 
-	if (e->mode == PD_WINDOW_SEEN) {
+	if (d != NULL)
+		*d = now > *last ? now - *last : 0;
+	if (e->mode == PD_WINDOW_SEEN || e->window == 0) {
 		if (now > *last)
 			*last = now;
 	} else if (!dup) {
@@ -103,14 +105,15 @@ static inline uint8_t exact_window(const struct exact *e, uint64_t *last, uint64
 	return (uint8_t)dup;
 }
 
-static void exact_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
-			unsigned n)
+static void exact_burst_delay(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
+			      uint8_t *v, uint64_t *d, unsigned n)
 {
 	struct exact *e = (struct exact *)f;
 
 	for (unsigned i = 0; i < n; i++)
 		pd_prefetch_r(&e->key[exact_home(e, h[i])]);
 	for (unsigned i = 0; i < n; i++) {
+		uint64_t *di = d != NULL ? &d[i] : NULL;
 		uint64_t j;
 
 		if (h[i] == 0) {
@@ -119,7 +122,7 @@ static void exact_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *
 				e->zero_time = ts[i];
 				v[i] = PD_DISTINCT;
 			} else {
-				v[i] = e->window ? exact_window(e, &e->zero_time, ts[i]) : 1;
+				v[i] = exact_seen(e, &e->zero_time, ts[i], di);
 			}
 			continue;
 		}
@@ -127,16 +130,21 @@ static void exact_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *
 		while (e->key[j] != 0 && e->key[j] != h[i])
 			j = (j + 1) & e->mask;
 		if (e->key[j] != 0) {
-			v[i] = e->window ? exact_window(e, &e->time[j], ts[i]) : 1;
+			v[i] = exact_seen(e, &e->time[j], ts[i], di);
 			continue;
 		}
 		v[i] = PD_DISTINCT;
 		e->key[j] = h[i];
-		if (e->time != NULL)
-			e->time[j] = ts[i];
+		e->time[j] = ts[i];
 		if (++e->count * 2 > e->mask + 1)
 			exact_grow(e);
 	}
+}
+
+static void exact_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
+			unsigned n)
+{
+	exact_burst_delay(f, h, ts, v, NULL, n);
 }
 
 static void exact_reset(struct pd_filter *f)
@@ -145,8 +153,7 @@ static void exact_reset(struct pd_filter *f)
 
 	for (uint64_t i = 0; i <= e->mask; i++) {
 		e->key[i] = 0;
-		if (e->time != NULL)
-			e->time[i] = 0;
+		e->time[i] = 0;
 	}
 	e->count = 0;
 	e->has_zero = 0;
@@ -169,7 +176,7 @@ static double exact_state(const struct pd_filter *f)
 
 /*
  * Snapshot image: has_zero, zero_time, the entry count, then (key, time) pairs in table
- * order (time 0 without a window). Loading re-inserts them, so the table may end up a
+ * order. Loading re-inserts them, so the table may end up a
  * different size than the saved one, with the same keys and times.
  */
 static uint64_t exact_image_size(const struct pd_filter *f)
@@ -188,7 +195,7 @@ static void exact_image_save(const struct pd_filter *f, uint8_t *out)
 	memcpy(out + 8, &e->zero_time, 8);
 	memcpy(out + 16, &e->count, 8);
 	for (uint64_t i = 0; i <= e->mask; i++) {
-		uint64_t t = e->time != NULL ? e->time[i] : 0;
+		uint64_t t = e->time[i];
 
 		if (e->key[i] == 0)
 			continue;
@@ -229,8 +236,7 @@ static int exact_image_load(struct pd_filter *f, const uint8_t *in, uint64_t len
 			return pd_err(err, PD_ECORRUPT, "exact state: key of entry %llu repeats",
 				      (unsigned long long)i);
 		e->key[j] = h;
-		if (e->time != NULL)
-			e->time[j] = t;
+		e->time[j] = t;
 		if (++e->count * 2 > e->mask + 1)
 			exact_grow(e);
 		if (e->count >= e->mask) /* the table could not grow */
@@ -245,6 +251,7 @@ static const struct pd_filter_ops exact_ops = {
 	.image_save = exact_image_save,
 	.image_load = exact_image_load,
 	.burst = exact_burst,
+	.burst_delay = exact_burst_delay,
 	.reset = exact_reset,
 	.destroy = exact_destroy,
 	.state = exact_state,

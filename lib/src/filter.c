@@ -139,7 +139,7 @@ struct pd_filter *pd_filter_create(const struct pd_filter_params *params, struct
 	case PD_FILTER_QHT:
 	case PD_FILTER_QHTD:
 	case PD_FILTER_QQHTD:
-		f = pd_qht_create(&p, err);
+		f = p.window != 0 ? pd_qqhtdw_create(&p, err) : pd_qht_create(&p, err);
 		break;
 	case PD_FILTER_BLOOM:
 		f = pd_bloom_create(&p, err);
@@ -209,9 +209,10 @@ void pd_filter_prefetch(const struct pd_filter *f, uint64_t h)
 		f->ops->prefetch(f, h);
 }
 
-/* One chunk of at most PD_BURST_MAX hashed keys: fill the clock, run, count. */
+/* One chunk of at most PD_BURST_MAX hashed keys: fill the clock, run, count. With d,
+ * the delays of duplicates (PD_DELAY_NONE elsewhere). */
 static void burst_chunk(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
-			unsigned n)
+			uint64_t *d, unsigned n)
 {
 	uint64_t clk[PD_BURST_MAX];
 	unsigned dups = 0;
@@ -221,7 +222,18 @@ static void burst_chunk(struct pd_filter *f, const uint64_t *h, const uint64_t *
 			clk[i] = ++f->clock;
 		ts = clk;
 	}
-	f->ops->burst(f, h, ts, v, n);
+	if (d == NULL) {
+		f->ops->burst(f, h, ts, v, n);
+	} else if (f->ops->burst_delay != NULL) {
+		f->ops->burst_delay(f, h, ts, v, d, n);
+		for (unsigned i = 0; i < n; i++)
+			if (!v[i])
+				d[i] = PD_DELAY_NONE;
+	} else {
+		f->ops->burst(f, h, ts, v, n);
+		for (unsigned i = 0; i < n; i++)
+			d[i] = PD_DELAY_NONE;
+	}
 	for (unsigned i = 0; i < n; i++)
 		dups += v[i];
 	f->keys += n;
@@ -234,8 +246,24 @@ void pd_filter_burst_hashed(struct pd_filter *f, const uint64_t *hashes, const u
 	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
 		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
 
-		burst_chunk(f, hashes + i, ts ? ts + i : NULL, verdicts + i, c);
+		burst_chunk(f, hashes + i, ts ? ts + i : NULL, verdicts + i, NULL, c);
 	}
+}
+
+void pd_filter_burst_hashed_delay(struct pd_filter *f, const uint64_t *hashes,
+				  const uint64_t *ts, uint8_t *verdicts, uint64_t *delays,
+				  size_t n)
+{
+	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
+		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
+
+		burst_chunk(f, hashes + i, ts ? ts + i : NULL, verdicts + i, delays + i, c);
+	}
+}
+
+int pd_filter_reports_delay(const struct pd_filter *f)
+{
+	return f->ops->burst_delay != NULL;
 }
 
 void pd_filter_burst_u64(struct pd_filter *f, const uint64_t *keys, const uint64_t *ts,
@@ -255,7 +283,7 @@ void pd_filter_burst_u64(struct pd_filter *f, const uint64_t *keys, const uint64
 #endif
 			h[j] = XXH3_64bits_withSeed(&le, sizeof(le), seed);
 		}
-		burst_chunk(f, h, ts ? ts + i : NULL, verdicts + i, c);
+		burst_chunk(f, h, ts ? ts + i : NULL, verdicts + i, NULL, c);
 	}
 }
 
@@ -270,6 +298,6 @@ void pd_filter_burst(struct pd_filter *f, const void *const *keys, const uint32_
 
 		for (unsigned j = 0; j < c; j++)
 			h[j] = XXH3_64bits_withSeed(keys[i + j], lens[i + j], seed);
-		burst_chunk(f, h, ts ? ts + i : NULL, verdicts + i, c);
+		burst_chunk(f, h, ts ? ts + i : NULL, verdicts + i, NULL, c);
 	}
 }

@@ -38,6 +38,10 @@ struct pd_filter_ops {
 	const char *state_name;
 	/* optional: start loading the state a later burst will touch for hash h */
 	void (*prefetch)(const struct pd_filter *f, uint64_t h);
+	/* optional, filters that keep times: burst that also writes, for each DUPLICATE,
+	 * the delay since the copy it matched into d[i] (d may be NULL) */
+	void (*burst_delay)(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
+			    uint8_t *v, uint64_t *d, unsigned n);
 
 	/*
 	 * State for snapshots (snapshot.c), one of two shapes:
@@ -81,6 +85,18 @@ struct pd_filter *pd_bloom_create(const struct pd_filter_params *p, struct pd_er
 struct pd_filter *pd_lru_create(const struct pd_filter_params *p, struct pd_error *err);
 struct pd_filter *pd_timerbf_create(const struct pd_filter_params *p, struct pd_error *err);
 struct pd_filter *pd_exact_create(const struct pd_filter_params *p, struct pd_error *err);
+struct pd_filter *pd_qqhtdw_create(const struct pd_filter_params *p, struct pd_error *err);
+
+/* Windowed qqhtd: most buckets per row for fingerprint bits f (16 or 32; else 0). */
+unsigned pd_qqhtdw_max_b(unsigned f);
+
+/*
+ * Windows kept in coarse units (timerbf, windowed qqhtd): the smallest shift s with
+ * (W >> s) < 2^(bits-1), and the largest gap in units that is still a match: W itself
+ * when s = 0, else (W >> s) - 1, so that a match's gap in ns never exceeds W.
+ */
+unsigned pd_window_shift(uint64_t window, unsigned bits);
+uint64_t pd_window_units(uint64_t window, unsigned shift);
 
 /* Words per qht row for (b, f): one cache line at most when <= 8 (qht.c). */
 unsigned pd_qht_row_words(unsigned b, unsigned f);

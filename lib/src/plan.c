@@ -98,6 +98,44 @@ static unsigned qht_min_f(enum pd_filter_type type, unsigned b, double target)
 	return 0;
 }
 
+/*
+ * Windowed qqhtd (qqhtdw.c): f is 16 or 32 with at most 14 or 7 buckets in a 64-byte row.
+ * Unset fields: f = 16 when some b meets the target, else 32; b the most that meet it (a
+ * row then remembers the most copies within the window). The predicted FPR is the
+ * unwindowed one, 1-(1-1/S)^b: the value with every bucket live; expired buckets only
+ * lower it.
+ */
+static int qqhtdw_plan(struct pd_filter_params *p, double target, struct pd_error *err)
+{
+	if (p->qht_f != 0 && p->qht_f != 16 && p->qht_f != 32)
+		return pd_err(err, PD_EINVAL,
+			      "qht_f: %u; a windowed qqhtd stores 16- or 32-bit fingerprints",
+			      p->qht_f);
+	if (p->qht_b > 14 || (p->qht_f == 32 && p->qht_b > 7))
+		return pd_err(err, PD_EINVAL,
+			      "qht_b: %u; a windowed qqhtd row holds at most 14 buckets of 16 "
+			      "bits or 7 of 32 bits", p->qht_b);
+	if (p->qht_f == 0) {
+		unsigned b = p->qht_b != 0 ? p->qht_b : 1;
+
+		p->qht_f = qht_fpr(PD_FILTER_QQHTD, b, 16) <= target && b <= 14 ? 16 : 32;
+		if (p->qht_f == 32 && p->qht_b > 7)
+			p->qht_f = 16; /* b fixed above 7: only 16-bit entries hold it */
+	}
+	if (p->qht_b == 0) {
+		p->qht_b = 1;
+		while (p->qht_b < pd_qqhtdw_max_b(p->qht_f) &&
+		       qht_fpr(PD_FILTER_QQHTD, p->qht_b + 1, p->qht_f) <= target)
+			p->qht_b++;
+	}
+	if (p->qht_b < 1)
+		return pd_err(err, PD_EINVAL, "qht_b: 0 buckets");
+	if (p->memory_bytes < 64)
+		return pd_err(err, PD_EINVAL, "memory_bytes: %llu holds no row of 64 bytes",
+			      (unsigned long long)p->memory_bytes);
+	return 0;
+}
+
 /* Most buckets per bit of footprint meeting the target; ties: fewer buckets (004 §4.5). */
 static void qht_choose(enum pd_filter_type type, double target, unsigned *bp, unsigned *fp)
 {
@@ -177,10 +215,11 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 			return pd_err(err, PD_EINVAL, "memory_bytes: %llu is above 1 TiB",
 				      (unsigned long long)p.memory_bytes);
 	}
-	if (p.window != 0 && p.type != PD_FILTER_TIMERBF && p.type != PD_FILTER_EXACT)
+	if (p.window != 0 && p.type != PD_FILTER_TIMERBF && p.type != PD_FILTER_EXACT &&
+	    p.type != PD_FILTER_QQHTD)
 		return pd_err(err, PD_ENOTSUP,
-			      "window: %s has no time window; filters with one: timerbf, exact",
-			      pd_filter_type_name(p.type));
+			      "window: %s has no time window; filters with one: qqhtd, timerbf, "
+			      "exact", pd_filter_type_name(p.type));
 	if (p.window > (1ULL << 62))
 		return pd_err(err, PD_EINVAL, "window: %llu is above 2^62",
 			      (unsigned long long)p.window);
@@ -266,6 +305,13 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 	case PD_FILTER_QHT:
 	case PD_FILTER_QHTD:
 	case PD_FILTER_QQHTD:
+		if (p.type == PD_FILTER_QQHTD && p.window != 0) {
+			if (qqhtdw_plan(&p, target, err) != 0)
+				return -1;
+			out->predicted_fpr = qht_fpr(p.type, p.qht_b, p.qht_f);
+			out->basis = "every bucket live: 1-(1-1/(2^f-1))^b, 004 §5";
+			break;
+		}
 		if (p.qht_b == 0 && p.qht_f == 0) {
 			qht_choose(p.type, target, &p.qht_b, &p.qht_f);
 		} else if (p.qht_f == 0) {

@@ -3,32 +3,41 @@
  * Timer Bloom filter for a sliding window W (seed 002 §4, ALGORITHMS.md §9).
  *
  * Each of the m cells is a timer, kept lazily as the expiry time of the last key that set
- * it: a timer is live at time t iff expiry > t. First test, then set: a key is DUPLICATE
+ * it: a timer is live at time t iff t < expiry. First test, then set: a key is DUPLICATE
  * iff its k timers are live (and, with the equal-timers heuristic k' > 0, at least k' of
  * them hold the same expiry: equal expiries were most likely written by the same key).
- * Only keys found DISTINCT write their k timers, with expiry t + W. So a key repeating
- * forever passes once per W (the "delivered" window semantics).
+ * A key at time t writes its k timers with expiry t + W_units + 1 (so a copy at a gap of
+ * at most W is within the window, as `editcap -w` counts it):
+ *   delivered (the paper's first-test-then-set): only keys found DISTINCT write, so a key
+ *             repeating forever passes once per W;
+ *   seen      every key writes (a duplicate refreshes its timers), like `exact` and
+ *             windowed qqhtd in seen mode.
+ * A timer is never moved back: an out-of-order key does not shorten a later expiry.
  *
  * Time: the key's timestamp (ns), or one unit per key when the caller gives none.
  *
  * Cells are 32 bits. Time is kept in units of 2^shift, with shift the smallest that makes
- * W >> shift <= 2^20 (W < 2^20 units: exact; W = 1 s: 1.05 us resolution, and a repeat at
- * a gap within one unit of W may fall either way). A cell holds (expiry mod 2^32), 0
- * meaning "never set" (an expiry that is 0 mod 2^32 is stored as 1: one unit longer).
- * Liveness is (int32_t)(cell - now) > 0, which is unambiguous while every stored expiry is
- * within 2^31 units of now. A sweep keeps it so: once 2^30 units have passed since the
- * last sweep it zeroes every expired cell, and a jump forward of 2^31 units or more clears
- * the table (everything in it has expired). The sweep costs one pass over the table per
- * 2^30 time units.
+ * W >> shift < 2^20 (W < 2^20 units: exact; W = 1 s: 1.05 us resolution). With shift > 0
+ * the window in units is (W >> shift) - 1, so a match's gap never exceeds W and a copy
+ * in the last two units of the window may be missed (pd_window_units()). A cell holds
+ * (expiry mod 2^32), 0 meaning "never set" (an expiry that is 0 mod 2^32 is stored as 1:
+ * one unit longer). Liveness is (int32_t)(cell - now) > 0, which is unambiguous while
+ * every stored expiry is within 2^31 units of now. A sweep keeps it so: once 2^30 units
+ * have passed since the last sweep it zeroes every expired cell, and a jump forward of
+ * 2^31 units or more clears the table (everything in it has expired). The sweep costs one
+ * pass over the table per 2^30 time units.
  *
  * Timestamps older than the newest seen (merged feeds) are compared as of their own time:
  * a timer set by a later key then counts as live.
+ *
+ * Delays (pd_filter_burst_hashed_delay): now - (oldest of the key's k expiries - W - 1),
+ * an estimate: a timer shared with a later key makes it smaller.
  */
 #include <stdlib.h>
 
 #include "filter_private.h"
 
-#define TBF_UNITS_MAX (1ULL << 20)
+#define TBF_UNIT_BITS 21 /* W >> shift < 2^20 */
 #define TBF_SWEEP_EVERY (1ULL << 30)
 #define TBF_CLEAR_JUMP (1ULL << 31)
 
@@ -40,6 +49,7 @@ struct timerbf {
 	unsigned kprime;   /* equal-timers threshold, 0 = off */
 	unsigned shift;
 	uint64_t w_units;
+	enum pd_window_mode mode;
 	uint64_t max_now;  /* newest time seen, in units */
 	uint64_t last_sweep;
 	int started;
@@ -90,8 +100,8 @@ static inline void tbf_prefetch(const struct timerbf *t, const uint64_t *pos)
 		pd_prefetch_w(&t->cell[pos[j]]);
 }
 
-static void tbf_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
-		      unsigned n)
+static void tbf_burst_delay(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
+			    uint8_t *v, uint64_t *d, unsigned n)
 {
 	struct timerbf *t = (struct timerbf *)f;
 	uint64_t pos[PD_BURST_MAX][PD_MAX_HASHES];
@@ -134,14 +144,34 @@ static void tbf_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 			live = best >= t->kprime;
 		}
 		v[i] = (uint8_t)live;
-		if (live)
+		if (d != NULL && live) {
+			/* remaining life of the oldest timer: W + 1 - age */
+			int64_t rest = INT64_MAX;
+
+			for (unsigned j = 0; j < k; j++)
+				if ((int32_t)(val[j] - now32) < rest)
+					rest = (int32_t)(val[j] - now32);
+			d[i] = (uint64_t)rest <= t->w_units ? (t->w_units + 1 - (uint64_t)rest)
+								    << t->shift : 0;
+		}
+		if (live && t->mode == PD_WINDOW_DELIVERED)
 			continue;
-		exp32 = (uint32_t)(now + t->w_units);
+		exp32 = (uint32_t)(now + t->w_units + 1);
 		if (exp32 == 0)
 			exp32 = 1;
-		for (unsigned j = 0; j < k; j++)
-			t->cell[pos[i][j]] = exp32;
+		for (unsigned j = 0; j < k; j++) {
+			uint32_t *c = &t->cell[pos[i][j]];
+
+			if (!tbf_live(*c, now32) || (int32_t)(exp32 - *c) > 0)
+				*c = exp32;
+		}
 	}
+}
+
+static void tbf_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
+		      unsigned n)
+{
+	tbf_burst_delay(f, h, ts, v, NULL, n);
 }
 
 static void tbf_reset(struct pd_filter *f)
@@ -186,6 +216,7 @@ static unsigned tbf_sections(struct pd_filter *f, struct pd_section *sec)
 static const struct pd_filter_ops tbf_ops = {
 	.sections = tbf_sections,
 	.burst = tbf_burst,
+	.burst_delay = tbf_burst_delay,
 	.reset = tbf_reset,
 	.destroy = tbf_destroy,
 	.state = tbf_state,
@@ -203,9 +234,9 @@ struct pd_filter *pd_timerbf_create(const struct pd_filter_params *p, struct pd_
 	t->base.ops = &tbf_ops;
 	t->k = p->k;
 	t->kprime = p->equal_timers;
-	while ((p->window >> t->shift) > TBF_UNITS_MAX)
-		t->shift++;
-	t->w_units = p->window >> t->shift;
+	t->mode = p->window_mode;
+	t->shift = pd_window_shift(p->window, TBF_UNIT_BITS);
+	t->w_units = pd_window_units(p->window, t->shift);
 	t->m = p->memory_bytes / sizeof(uint32_t);
 	t->cell = pd_alloc_zero(t->m * sizeof(uint32_t));
 	if (t->cell == NULL) {

@@ -16,6 +16,7 @@
  * | qht         | 004 Alg. 1  | n rows x b buckets x f bits    | FP and FN      | 1               |
  * | qhtd        | 004 §5      | qht, duplicates inserted too   | FP and FN      | 1               |
  * | qqhtd       | 004 Alg. 2  | qhtd, rows are FIFO queues     | FP and FN      | 1               |
+ * | qqhtd + W   | qqhtdw.c    | FIFO rows, fingerprint + age   | FP and FN (W)  | 1               |
  * | bloom       | 001 §2.3    | m bits, k hashes               | FP only        | k               |
  * | lru         | 001 §2.2    | last B distinct keys (LRU)     | FN only        | ~3              |
  * | fpbuffering | 001 §5.2    | lru + DUPLICATE w.p. q on miss | FP and FN      | ~3              |
@@ -32,9 +33,18 @@
  * points take key bytes, 8-byte integer keys, or hashes already made with
  * pd_filter_hash() (so an application can hash once for dispatch and for the filter).
  *
- * Time. Each key may carry a timestamp in nanoseconds (only timerbf and a windowed exact
- * use it). When the timestamp array is NULL the filter's own clock advances by one unit
- * per key, so a window then counts keys.
+ * Time. Each key may carry a timestamp in nanoseconds (timerbf, exact and a windowed
+ * qqhtd use it). When the timestamp array is NULL the filter's own clock advances by one
+ * unit per key, so a window then counts keys.
+ *
+ * Windows (window != 0; qqhtd, timerbf, exact). A key at time t has a reference time T:
+ * the time of its newest copy (window_mode seen, the default: every copy refreshes it,
+ * as in `editcap -w`) or of its last copy reported DISTINCT (delivered, seed 002 §4: a
+ * key repeating forever passes once per W). It is a DUPLICATE iff the filter holds a copy
+ * and t <= T + W: a gap of exactly W is within the window, and a key older than T (merged
+ * feeds out of order) is compared as of its own time, so a copy of it is already known.
+ * Filters that keep time in coarse units never match a copy older than W and may miss
+ * one in the last two units of the window (see timerbf.c, qqhtdw.c).
  *
  * Bursts. A burst call gives exactly the verdicts of processing its keys one by one in
  * order; internally keys go in chunks of PD_BURST_MAX: hash and prefetch all, then probe.
@@ -85,7 +95,7 @@ enum pd_filter_type {
 	PD_FILTER_COUNT
 };
 
-/** Window semantics of the windowed exact filter (timerbf is always `delivered`). */
+/** Window semantics of windowed filters (see "Windows" above). */
 enum pd_window_mode {
 	PD_WINDOW_SEEN = 0,  /**< every copy refreshes the key's time (editcap -w, QQHTD) */
 	PD_WINDOW_DELIVERED, /**< only copies reported DISTINCT refresh it (seed 002 §4) */
@@ -133,16 +143,18 @@ struct pd_filter_params {
 	uint32_t sbf_p;
 	/** rsbf: threshold p* on the insert probability s/i (paper default 0.03). */
 	double rsbf_pstar;
-	/** qht/qhtd/qqhtd: buckets per row b (1..64) and fingerprint bits f (1..32), b*f <= 512. */
+	/** qht/qhtd/qqhtd: buckets per row b (1..64) and fingerprint bits f (1..32), b*f <= 512;
+	 * windowed qqhtd: f = 16 with b <= 14, or f = 32 with b <= 7. */
 	uint32_t qht_b;
 	uint32_t qht_f;
 	/** fpbuffering: probability q of reporting a miss as DUPLICATE (target_fpr when 0). */
 	double fpbuf_q;
-	/** timerbf and windowed exact: window W in time units (ns, or keys without timestamps). */
+	/** qqhtd, timerbf, exact: window W in time units (ns, or keys without timestamps);
+	 * 0 = no window (timerbf: the planner picks its capacity in keys). */
 	uint64_t window;
 	/** timerbf: equal-timers heuristic k' (0 = off; else 1..k). */
 	uint32_t equal_timers;
-	/** exact: window semantics when window != 0. */
+	/** window semantics when window != 0. */
 	enum pd_window_mode window_mode;
 };
 
@@ -214,6 +226,24 @@ void pd_filter_prefetch(const struct pd_filter *f, uint64_t h);
  */
 void pd_filter_burst_hashed(struct pd_filter *f, const uint64_t *hashes, const uint64_t *ts,
 			    uint8_t *verdicts, size_t n);
+
+/** Delay of a DISTINCT key, or of any key for a filter that keeps no times. */
+#define PD_DELAY_NONE UINT64_MAX
+
+/**
+ * As pd_filter_burst_hashed(), and for each DUPLICATE the delay since the copy it
+ * matched (ns, or keys without timestamps; 0 when that copy is not older) in delays[i]:
+ * exact: since the key's last counted copy; windowed qqhtd: since the youngest matching
+ * entry (in the window's resolution); timerbf: an estimate from its oldest timer.
+ * PD_DELAY_NONE for DISTINCT keys and for filters that keep no times
+ * (pd_filter_reports_delay() is 0). Verdicts are those of pd_filter_burst_hashed().
+ */
+void pd_filter_burst_hashed_delay(struct pd_filter *f, const uint64_t *hashes,
+				  const uint64_t *ts, uint8_t *verdicts, uint64_t *delays,
+				  size_t n);
+
+/** 1 when the filter keeps times and reports delays (exact, timerbf, windowed qqhtd). */
+int pd_filter_reports_delay(const struct pd_filter *f);
 
 /** Process n 8-byte keys (hashed as their 8 little-endian bytes). */
 void pd_filter_burst_u64(struct pd_filter *f, const uint64_t *keys, const uint64_t *ts,
