@@ -50,6 +50,12 @@ VARIANTS = [
     ("packet", "mode=packet"),
     ("packet-dscp-ipid", "mode=packet ignore=ttl,checksum,dscp,ipid"),
     ("packet-l2", "mode=packet from=l2"),
+    ("packet-l2-mac-vlan", "mode=packet from=l2 ignore=ttl,checksum,mac,vlan"),
+    ("packet-l4", "mode=packet from=l4"),
+    ("packet-tcpseq", "mode=packet ignore=ttl,checksum,tcp-seq"),
+    ("packet-bytes-40", "mode=packet bytes=40"),
+    ("packet-vlan", "mode=packet vlan=separate"),
+    ("flow-vlan", "mode=flow vlan=separate"),
 ]
 
 
@@ -152,43 +158,90 @@ def key_click(p, param=None):
     raise NoKey("no-param")
 
 
-def key_packet(p, ignore=("ttl", "checksum"), from_l2=False):
+def tag_layers(p):
+    """The VLAN tag layers of a frame, outer first, and the layer holding the ethertype."""
+    tags, inner = [], p
+    while isinstance(inner.payload, (Dot1Q, Dot1AD)):
+        inner = inner.payload
+        tags.append(inner)
+    return tags, inner
+
+
+def vids(p):
+    return b"".join(struct.pack("!H", t.vlan) for t in tag_layers(p)[0])
+
+
+def l4_offset(ip):
+    """(offset of the IP payload from the IP header, upper protocol, non-first fragment),
+    walking IPv6 extension headers through scapy's layers."""
+    if isinstance(ip, IP):
+        return ip.ihl * 4, ip.proto, ip.frag != 0
+    off, proto, layer = 40, ip.nh, ip.payload
+    while isinstance(layer, EXT_TYPES):
+        off += len(bytes(layer)) - len(bytes(layer.payload))
+        proto = layer.nh
+        if isinstance(layer, IPv6ExtHdrFragment) and layer.offset != 0:
+            return off, proto, True
+        layer = layer.payload
+    return off, proto, False
+
+
+def key_packet(p, ignore=("ttl", "checksum"), from_l2=False, from_l4=False, nbytes=0,
+               vlan="default"):
     """The masked fields are zeroed through scapy's field model on a copy of the IP
     header alone; the bytes after the header are the frame's, up to the IP length."""
     raw = bytes(p)
-    tags = 0
-    inner = p
-    while isinstance(inner.payload, (Dot1Q, Dot1AD)):
-        inner = inner.payload
-        tags += 1
-    l2len = 14 + 4 * tags
-    l2 = raw[:l2len] if from_l2 else b""
+    tags, inner = tag_layers(p)
+    l2len = 14 + 4 * len(tags)
+    tags_in = vlan == "separate" or (vlan == "default" and "vlan" not in ignore)
+    l2 = b""
+    if from_l2:
+        l2 = ((b"\0" * 12 if "mac" in ignore else raw[:12]) +
+              (raw[12:l2len - 2] if tags_in else b"") + raw[l2len - 2:l2len])
     if IP not in p and IPv6 not in p:
-        if from_l2:
-            return raw
-        return struct.pack("!H", inner.type) + raw[l2len:]
-    l3 = raw[l2len:]
-    h = ip_layer(p).copy()
-    h.remove_payload()
-    if isinstance(h, IP):
-        length, hlen = h.len, h.ihl * 4
-        if "ttl" in ignore:
-            h.ttl = 0
-        if "checksum" in ignore:
-            h.chksum = 0
-        if "dscp" in ignore:
-            h.tos = 0
-        if "ipid" in ignore:
-            h.id = 0
+        key = (l2 if from_l2 else struct.pack("!H", inner.type)) + raw[l2len:]
     else:
-        length, hlen = (40 + h.plen if h.plen else len(l3)), 40
-        if "ttl" in ignore:
-            h.hlim = 0
-        if "dscp" in ignore:
-            h.tc = 0
-    header = bytes(h)
-    assert len(header) == hlen
-    return l2 + header + l3[hlen:length]
+        l3 = raw[l2len:]
+        ip = ip_layer(p)
+        h = ip.copy()
+        h.remove_payload()
+        if isinstance(h, IP):
+            length, hlen = h.len, h.ihl * 4
+            if "ttl" in ignore:
+                h.ttl = 0
+            if "checksum" in ignore:
+                h.chksum = 0
+            if "dscp" in ignore:
+                h.tos = 0
+            if "ipid" in ignore:
+                h.id = 0
+        else:
+            length, hlen = (40 + h.plen if h.plen else len(l3)), 40
+            if "ttl" in ignore:
+                h.hlim = 0
+            if "dscp" in ignore:
+                h.tc = 0
+        header = bytes(h)
+        assert len(header) == hlen
+        start = 0
+        if from_l4 or "tcp-seq" in ignore:
+            off, proto, nonfirst = l4_offset(ip)
+        if from_l4:
+            start = off
+            body = bytearray(l3[off:length])
+        else:
+            body = bytearray(header + l3[hlen:length])
+        if "tcp-seq" in ignore and proto == 6 and not nonfirst and \
+                off + 20 <= min(length, len(l3)):
+            at = off - start
+            body[at + 4:at + 12] = bytes(8)
+            body[at + 16:at + 18] = bytes(2)
+        key = l2 + bytes(body)
+    if nbytes:
+        key = key[:nbytes]
+    if vlan == "separate" and not from_l2:
+        key += vids(p)
+    return key
 
 
 def expected(variant, p):
@@ -208,6 +261,18 @@ def expected(variant, p):
         return key_packet(p, ignore=("ttl", "checksum", "dscp", "ipid"))
     if variant == "packet-l2":
         return key_packet(p, from_l2=True)
+    if variant == "packet-l2-mac-vlan":
+        return key_packet(p, ignore=("ttl", "checksum", "mac", "vlan"), from_l2=True)
+    if variant == "packet-l4":
+        return key_packet(p, from_l4=True)
+    if variant == "packet-tcpseq":
+        return key_packet(p, ignore=("ttl", "checksum", "tcp-seq"))
+    if variant == "packet-bytes-40":
+        return key_packet(p, nbytes=40)
+    if variant == "packet-vlan":
+        return key_packet(p, vlan="separate")
+    if variant == "flow-vlan":
+        return key_flow(p) + vids(p)
     raise ValueError(variant)
 
 
@@ -310,7 +375,7 @@ def malformed_cases():
     def l4(reason, click=True):
         # flow (and click, for TCP) need L4: the reason; srcip and packet need only the
         # IP header. A UDP packet is not-http in click mode whatever its header says.
-        d = {"flow": reason, "flow-frag-l3": reason}
+        d = {"flow": reason, "flow-frag-l3": reason, "flow-vlan": reason}
         if click:
             d.update({"click": reason, "click-param-id": reason})
         return d
@@ -346,16 +411,20 @@ def malformed_cases():
                                            "click-param-id": "bad-length"}))
     m.append(("ip6-cut", v6[:14 + 39], every("truncated")))
     m.append(("ip6-ver4", v6[:14] + bytes([0x45]) + v6[15:], every("bad-version")))
-    m.append(("ip6-hbh-cut", v6[:14 + 40 + 5], l4("truncated")))
+    def ext(reason):
+        # packet keys that follow the IPv6 extension chain: from L4, or masking TCP
+        return dict(l4(reason), **{"packet-l4": reason, "packet-tcpseq": reason})
+
+    m.append(("ip6-hbh-cut", v6[:14 + 40 + 5], ext("truncated")))
     chain = bytearray(bytes(eth() / IPv6(src="2001:db8::1", dst="2001:db8::2", nh=60)))
     for i in range(9):
         chain += bytes([60 if i < 8 else 17, 0]) + b"\x01\x04\0\0\0\0"
     chain += bytes(UDP(sport=1, dport=2))
     chain[14 + 4:14 + 6] = struct.pack("!H", len(chain) - 54)
-    m.append(("ip6-ext-9", bytes(chain), l4("ext-headers")))
+    m.append(("ip6-ext-9", bytes(chain), ext("ext-headers")))
     hbh_long = bytearray(v6)
     hbh_long[14 + 40 + 1] = 200  # hop-by-hop claims 1608 bytes
-    m.append(("ip6-hbh-long", bytes(hbh_long), l4("bad-length")))
+    m.append(("ip6-hbh-long", bytes(hbh_long), ext("bad-length")))
     return m
 
 
@@ -388,7 +457,8 @@ def gen_keys(outdir):
     overrides = [o for _, _, o in cases] + [o for _, _, o in bad]
 
     def expect(variant, i):
-        r = overrides[i].get(variant)
+        # flow-vlan fails where flow fails
+        r = overrides[i].get(variant, overrides[i].get("flow") if variant == "flow-vlan" else None)
         if r is not None:
             raise NoKey(r)
         # decode what is in the file, not the object that built it; malformed frames

@@ -19,6 +19,8 @@ for want in "$root"/pcap/*.*.txt; do
 		ignore) args+=(--ignore "$v") ;;
 		from) args+=(--compare-from "$v") ;;
 		frag) args+=(--frag "$v") ;;
+		bytes) args+=(--compare-bytes "$v") ;;
+		vlan) args+=(--vlan-mode "$v") ;;
 		*) echo "unknown config $k in $base" >&2; exit 1 ;;
 		esac
 	done
@@ -56,6 +58,16 @@ expect_rc 2 "$bin" --key packet --compare-from l7 "$root/pcap/keys.pcap"
 expect_rc 2 "$bin" --key flow --click-param id "$root/pcap/keys.pcap"
 expect_rc 2 "$bin" --key click --click-param 'a=b' "$root/pcap/keys.pcap"
 expect_rc 2 "$bin" --frobnicate "$root/pcap/keys.pcap"
+expect_rc 2 "$bin" --key flow --compare-bytes 40 "$root/pcap/keys.pcap"
+expect_rc 2 "$bin" --key packet --compare-bytes 0 "$root/pcap/keys.pcap"
+expect_rc 2 "$bin" --key packet --vlan-mode both "$root/pcap/keys.pcap"
+expect_rc 2 "$bin" --key packet --ignore vlan --vlan-mode separate "$root/pcap/keys.pcap"
+expect_rc 2 "$bin" --key packet --ignore mac "$root/pcap/keys.pcap"
+grep -q "mac needs --compare-from l2" "$tmp/err"
+# --ignore vlan and --vlan-mode ignore are one thing
+"$bin" --key packet --compare-from l2 --ignore ttl,checksum,vlan "$root/pcap/keys.pcap" >"$tmp/a"
+"$bin" --key packet --compare-from l2 --vlan-mode ignore "$root/pcap/keys.pcap" >"$tmp/b"
+cmp "$tmp/a" "$tmp/b"
 expect_rc 2 "$bin"
 expect_rc 1 "$bin" "$tmp/missing.pcap"
 printf 'not a pcap file at all' >"$tmp/junk.pcap"

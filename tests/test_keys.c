@@ -85,13 +85,22 @@ static void parse_config(const char *line, struct pd_key_config *c)
 		} else if (strcmp(tok, "param") == 0) {
 			snprintf(c->click_param, sizeof(c->click_param), "%s", v);
 		} else if (strcmp(tok, "from") == 0) {
-			c->from = strcmp(v, "l2") == 0 ? PD_FROM_L2 : PD_FROM_L3;
+			c->from = strcmp(v, "l2") == 0 ? PD_FROM_L2 :
+				  strcmp(v, "l4") == 0 ? PD_FROM_L4 :
+							 PD_FROM_L3;
+		} else if (strcmp(tok, "bytes") == 0) {
+			c->compare_bytes = (uint32_t)strtoul(v, NULL, 10);
+		} else if (strcmp(tok, "vlan") == 0) {
+			c->vlan = strcmp(v, "separate") == 0 ? PD_VLAN_SEPARATE : PD_VLAN_IGNORE;
 		} else if (strcmp(tok, "ignore") == 0) {
 			c->ignore = 0;
 			c->ignore |= strstr(v, "ttl") ? PD_IGNORE_TTL : 0;
 			c->ignore |= strstr(v, "checksum") ? PD_IGNORE_CHECKSUM : 0;
 			c->ignore |= strstr(v, "dscp") ? PD_IGNORE_DSCP : 0;
 			c->ignore |= strstr(v, "ipid") ? PD_IGNORE_IPID : 0;
+			c->ignore |= strstr(v, "mac") ? PD_IGNORE_MAC : 0;
+			c->ignore |= strstr(v, "vlan") ? PD_IGNORE_VLAN : 0;
+			c->ignore |= strstr(v, "tcp-seq") ? PD_IGNORE_TCP_SEQ : 0;
 		} else {
 			fail_msg("unknown config field %s", tok);
 		}
@@ -156,8 +165,9 @@ static size_t check_key_file(const char *dir, const char *name)
 			if (strcmp(got, want) != 0)
 				fail_msg("%s frame %u (%s):\n  key      %s\n  expected %s", name,
 					 idx, label, got, want);
-			if ((c.mode == PD_KEY_FLOW && klen != PD_KEY_FLOW_LEN) ||
-			    (c.mode == PD_KEY_SRCIP && klen != PD_KEY_SRCIP_LEN))
+			if (c.vlan != PD_VLAN_SEPARATE &&
+			    ((c.mode == PD_KEY_FLOW && klen != PD_KEY_FLOW_LEN) ||
+			     (c.mode == PD_KEY_SRCIP && klen != PD_KEY_SRCIP_LEN)))
 				fail_msg("%s frame %u: fixed-size key of %zu bytes", name, idx, klen);
 		}
 		free(key);

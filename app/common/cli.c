@@ -168,31 +168,37 @@ const char *cli_param_option(const char *msg)
 	return "--filter";
 }
 
+static const struct {
+	const char *name;
+	uint32_t flag;
+} ignore_fields[] = {{"ttl", PD_IGNORE_TTL},	 {"checksum", PD_IGNORE_CHECKSUM},
+		     {"dscp", PD_IGNORE_DSCP},	 {"ipid", PD_IGNORE_IPID},
+		     {"mac", PD_IGNORE_MAC},	 {"vlan", PD_IGNORE_VLAN},
+		     {"tcp-seq", PD_IGNORE_TCP_SEQ}, {"none", 0}};
+
+#define IGNORE_EXPECTED "expected a list among ttl,checksum,dscp,ipid,mac,vlan,tcp-seq or none"
+
 static int cli_ignore(const char *opt, const char *s, uint32_t *out)
 {
-	static const struct {
-		const char *name;
-		uint32_t flag;
-	} fields[] = {{"ttl", PD_IGNORE_TTL}, {"checksum", PD_IGNORE_CHECKSUM},
-		      {"dscp", PD_IGNORE_DSCP}, {"ipid", PD_IGNORE_IPID}, {"none", 0}};
 	const char *p = s;
 	uint32_t v = 0;
 
 	while (*p != '\0') {
 		size_t n = strcspn(p, ","), i;
 
-		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-			if (strlen(fields[i].name) == n && strncmp(p, fields[i].name, n) == 0)
+		for (i = 0; i < sizeof(ignore_fields) / sizeof(ignore_fields[0]); i++)
+			if (strlen(ignore_fields[i].name) == n &&
+			    strncmp(p, ignore_fields[i].name, n) == 0)
 				break;
-		if (i == sizeof(fields) / sizeof(fields[0]))
-			return cli_bad(opt, s, "expected a list among ttl,checksum,dscp,ipid or none");
-		v |= fields[i].flag;
+		if (i == sizeof(ignore_fields) / sizeof(ignore_fields[0]))
+			return cli_bad(opt, s, IGNORE_EXPECTED);
+		v |= ignore_fields[i].flag;
 		p += n;
 		if (*p == ',')
 			p++;
 	}
 	if (p == s)
-		return cli_bad(opt, s, "expected a list among ttl,checksum,dscp,ipid or none");
+		return cli_bad(opt, s, IGNORE_EXPECTED);
 	*out = v;
 	return 0;
 }
@@ -239,14 +245,31 @@ int cli_key_option(int opt, const char *a, struct pd_key_config *k, struct cli_k
 	case CLI_O_IGNORE:
 		return cli_ignore("--ignore", a, &k->ignore);
 	case CLI_O_COMPARE_FROM:
-		if (strcmp(a, "l3") != 0 && strcmp(a, "l2") != 0)
-			return cli_bad("--compare-from", a, "expected l2 or l3");
-		k->from = a[1] == '2' ? PD_FROM_L2 : PD_FROM_L3;
+		if (cli_choice("--compare-from", a, (const char *const[]){"l3", "l2", "l4", NULL},
+			       &m) != 0)
+			return -1;
+		k->from = m == 0 ? PD_FROM_L3 : m == 1 ? PD_FROM_L2 : PD_FROM_L4;
 		return 0;
 	case CLI_O_FRAG:
-		if (strcmp(a, "unparseable") != 0 && strcmp(a, "l3") != 0)
-			return cli_bad("--frag", a, "expected unparseable or l3");
-		k->frag = strcmp(a, "l3") == 0 ? PD_FRAG_L3 : PD_FRAG_UNPARSEABLE;
+		if (cli_choice("--frag", a, (const char *const[]){"unparseable", "l3", NULL}, &m) != 0)
+			return -1;
+		k->frag = m == 1 ? PD_FRAG_L3 : PD_FRAG_UNPARSEABLE;
+		return 0;
+	case CLI_O_COMPARE_BYTES: {
+		uint32_t n;
+
+		if (cli_u32("--compare-bytes", a, &n) != 0)
+			return -1;
+		if (n == 0)
+			return cli_bad("--compare-bytes", a, "must be at least 1");
+		k->compare_bytes = n;
+		return 0;
+	}
+	case CLI_O_VLAN_MODE:
+		if (cli_choice("--vlan-mode", a, (const char *const[]){"ignore", "separate", NULL},
+			       &m) != 0)
+			return -1;
+		k->vlan = m == 0 ? PD_VLAN_IGNORE : PD_VLAN_SEPARATE;
 		return 0;
 	default:
 		return cli_bad("(internal)", a, "not a key option");
@@ -263,8 +286,10 @@ int cli_key_check(const struct pd_key_config *k, const struct cli_key_given *g)
 		{CLI_O_CLICK_PARAM, "--click-param", PD_KEY_CLICK},
 		{CLI_O_IGNORE, "--ignore", PD_KEY_PACKET},
 		{CLI_O_COMPARE_FROM, "--compare-from", PD_KEY_PACKET},
+		{CLI_O_COMPARE_BYTES, "--compare-bytes", PD_KEY_PACKET},
 		{CLI_O_FRAG, "--frag", PD_KEY_FLOW},
 	};
+	const char *ign = g->value[CLI_O_IGNORE - CLI_O_KEY];
 
 	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++) {
 		const char *v = g->value[needs[i].opt - CLI_O_KEY];
@@ -275,5 +300,46 @@ int cli_key_check(const struct pd_key_config *k, const struct cli_key_given *g)
 			return cli_bad(needs[i].name, v, why);
 		}
 	}
+	if ((k->ignore & PD_IGNORE_VLAN) && k->vlan == PD_VLAN_SEPARATE)
+		return cli_bad("--ignore", ign, "vlan contradicts --vlan-mode separate");
+	if ((k->ignore & PD_IGNORE_MAC) && k->from != PD_FROM_L2)
+		return cli_bad("--ignore", ign, "mac needs --compare-from l2 (only L2 keys hold MACs)");
 	return 0;
 }
+
+void cli_key_describe(const struct pd_key_config *k, char *buf, size_t len)
+{
+	char ignore[96] = "";
+
+	for (size_t i = 0; i + 1 < sizeof(ignore_fields) / sizeof(ignore_fields[0]); i++)
+		if (k->ignore & ignore_fields[i].flag)
+			snprintf(ignore + strlen(ignore), sizeof(ignore) - strlen(ignore), "%s%s",
+				 ignore[0] ? "," : "", ignore_fields[i].name);
+	snprintf(buf, len,
+		 "key %s; ignore %s; compare-from %s; compare-bytes %u; vlan-mode %s; frag %s; "
+		 "click-param '%s'",
+		 pd_key_mode_name(k->mode), ignore[0] ? ignore : "none",
+		 k->from == PD_FROM_L2 ? "l2" : k->from == PD_FROM_L4 ? "l4" : "l3",
+		 k->compare_bytes,
+		 k->vlan == PD_VLAN_SEPARATE ? "separate" :
+		 k->vlan == PD_VLAN_IGNORE || (k->ignore & PD_IGNORE_VLAN) || k->from != PD_FROM_L2 ?
+					       "ignore" : "separate",
+		 k->frag == PD_FRAG_L3 ? "l3" : "unparseable", k->click_param);
+}
+
+const char cli_key_help[] =
+	"  --key MODE           flow | srcip | click | packet (default flow)\n"
+	"  --click-param NAME   click: key on this query parameter's value instead of the\n"
+	"                       method and request target\n"
+	"  --ignore LIST        packet: fields left out, comma-separated among ttl,\n"
+	"                       checksum, dscp, ipid (IP header), mac (with --compare-from\n"
+	"                       l2), vlan (= --vlan-mode ignore), tcp-seq (TCP sequence,\n"
+	"                       ack and checksum), or none (default ttl,checksum)\n"
+	"  --compare-from L     packet: l3 (default: the IP packet), l2 (the whole frame,\n"
+	"                       MACs and tags included) or l4 (the IP payload: addresses\n"
+	"                       left out)\n"
+	"  --compare-bytes N    packet: compare only the first N bytes from that layer\n"
+	"  --vlan-mode M        ignore: copies on different VLANs are the same packet;\n"
+	"                       separate: they are not (VLAN IDs join the key). Default\n"
+	"                       ignore, except --compare-from l2 where tags are frame bytes\n"
+	"  --frag POLICY        flow: non-first fragments unparseable (default) or l3\n";

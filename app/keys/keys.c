@@ -26,19 +26,12 @@ static void usage(FILE *out)
 		"\n"
 		"Print the key pktdedup extracts from each frame: one line per frame,\n"
 		"  <index> ok <key as hex>     or     <index> <reason>\n"
-		"\n"
-		"  --key MODE            flow | srcip | click | packet (default flow)\n"
-		"  --click-param NAME    click: key on this query parameter's value instead of\n"
-		"                        the method and request target\n"
-		"  --ignore LIST         packet: fields zeroed, comma-separated among ttl,\n"
-		"                        checksum, dscp, ipid, or none (default ttl,checksum)\n"
-		"  --compare-from L      packet: l3 (default; L2 header and VLAN tags left out)\n"
-		"                        or l2 (whole frame, MACs and tags included)\n"
-		"  --frag POLICY         flow: non-first fragments are 'unparseable' (default)\n"
-		"                        or keyed on addresses and protocol, 'l3'\n"
-		"  --summary             only the counts: frames, keys, distinct keys, and\n"
-		"                        frames per reason\n"
-		"  --help                this text\n"
+		"\n");
+	fputs(cli_key_help, out);
+	fprintf(out,
+		"  --summary            only the counts: frames, keys, distinct keys, and\n"
+		"                       frames per reason\n"
+		"  --help               this text\n"
 		"\n"
 		"Exit status: 0 done, 1 the pcap cannot be read, 2 bad options.\n");
 }
@@ -154,7 +147,7 @@ int main(int argc, char **argv)
 				for (size_t i = 0; i < klen; i++)
 					sprintf(hex + 2 * i, "%02x", key[i]);
 				hex[2 * klen] = '\0';
-				printf("%llu ok %s\n", (unsigned long long)frames, hex);
+				printf("%llu ok%s%s\n", (unsigned long long)frames, hex[0] ? " " : "", hex);
 			} else {
 				printf("%llu %s\n", (unsigned long long)frames, pd_key_reason_name(r));
 			}

@@ -140,9 +140,16 @@ static int replay_eal_args(const struct pd_app_config *c, char *prog, char **out
 
 /* ---- ports ---- */
 
-static int rss_fields(enum pd_key_mode mode, uint64_t *hf)
+/*
+ * The RSS hash types whose fields every key of this configuration contains (copies of
+ * one key must reach one worker), or -1 when there are none: `packet` keys from L4 or
+ * cut to N bytes may leave addresses or ports out.
+ */
+static int rss_fields(const struct pd_key_config *k, uint64_t *hf)
 {
-	switch (mode) {
+	if (k->mode == PD_KEY_PACKET && (k->from == PD_FROM_L4 || k->compare_bytes != 0))
+		return -1;
+	switch (k->mode) {
 	case PD_KEY_FLOW:
 	case PD_KEY_PACKET: /* addresses and ports are fields of both keys */
 		*hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_SCTP;
@@ -584,7 +591,7 @@ int main(int argc, char **argv)
 
 	/* dispatch: RSS when several workers and every port hashes on the key's fields */
 	if (pd_app.nworkers > 1) {
-		int rss_ok = rss_fields(c->key.mode, &rss_hf) == 0;
+		int rss_ok = rss_fields(&c->key, &rss_hf) == 0;
 
 		for (unsigned i = 0; i < (unsigned)c->nports && rss_ok; i++) {
 			struct rte_eth_dev_info info;

@@ -36,13 +36,10 @@ void pd_app_usage(FILE *out)
 		"                       filter parameters; 0 or absent: the planner chooses\n"
 		"                       (docs/filters.md)\n"
 		"\n"
-		"Key (docs/keys.md):\n"
-		"  --key MODE           flow | srcip | click | packet (default flow)\n"
-		"  --click-param NAME   click: key on this query parameter's value\n"
-		"  --ignore LIST        packet: zeroed fields among ttl,checksum,dscp,ipid or\n"
-		"                       none (default ttl,checksum)\n"
-		"  --compare-from L     packet: l3 (default) or l2\n"
-		"  --frag POLICY        flow: non-first fragments unparseable (default) or l3\n"
+		"Key (docs/keys.md):\n",
+		PD_DEFAULT_TARGET_FPR);
+	fputs(cli_key_help, out);
+	fprintf(out,
 		"\n"
 		"Action:\n"
 		"  --action A           drop (default) | mark | count\n"
@@ -82,8 +79,7 @@ void pd_app_usage(FILE *out)
 		"\n"
 		"  --help               this text\n"
 		"\n"
-		"Exit status: 0 done; 1 a runtime failure (ports, memory, input file); 2 bad options.\n",
-		PD_DEFAULT_TARGET_FPR);
+		"Exit status: 0 done; 1 a runtime failure (ports, memory, input file); 2 bad options.\n");
 }
 
 enum {

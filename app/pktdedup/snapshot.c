@@ -27,6 +27,7 @@
 
 #include <pktdedup/pd_snapshot.h>
 
+#include "../common/cli.h"
 #include "pktdedup.h"
 
 #define PD_SNAP_STEP (128u << 10)
@@ -41,23 +42,10 @@ static double last_write_s;
 
 static void make_tag(void)
 {
-	const struct pd_app_config *c = &pd_app.cfg;
-	static const struct {
-		uint32_t flag;
-		const char *name;
-	} ign[] = {{PD_IGNORE_TTL, "ttl"}, {PD_IGNORE_CHECKSUM, "checksum"},
-		   {PD_IGNORE_DSCP, "dscp"}, {PD_IGNORE_IPID, "ipid"}};
-	char ignore[64] = "";
+	char key[400];
 
-	for (size_t i = 0; i < RTE_DIM(ign); i++)
-		if (c->key.ignore & ign[i].flag)
-			snprintf(ignore + strlen(ignore), sizeof(ignore) - strlen(ignore), "%s%s",
-				 ignore[0] ? "," : "", ign[i].name);
-	snprintf(tag, sizeof(tag),
-		 "key %s; ignore %s; compare-from %s; frag %s; click-param '%s'; dispatch %s",
-		 pd_key_mode_name(c->key.mode), ignore[0] ? ignore : "none",
-		 c->key.from == PD_FROM_L2 ? "l2" : "l3",
-		 c->key.frag == PD_FRAG_L3 ? "l3" : "unparseable", c->key.click_param,
+	cli_key_describe(&pd_app.cfg.key, key, sizeof(key));
+	snprintf(tag, sizeof(tag), "%s; dispatch %s", key,
 		 pd_app.nworkers == 1 ? "none" : pd_app.dispatching ? "software" : "rss");
 }
 

@@ -439,39 +439,96 @@ static inline void mask_header(uint8_t *h, unsigned version, uint32_t ignore)
 }
 #endif
 
+/* Tags are compared in `packet` keys from L2 unless VLANs are ignored. */
+static inline int tags_in_bytes(const struct pd_key_config *c)
+{
+	return c->vlan == PD_VLAN_SEPARATE ||
+	       (c->vlan == PD_VLAN_DEFAULT && !(c->ignore & PD_IGNORE_VLAN));
+}
+
+/* The VLAN IDs of the tag stack, 2 bytes each, outer first; returns the bytes written. */
+static size_t put_vids(const struct frame *f, uint8_t *out)
+{
+	size_t n = 0;
+
+	for (size_t off = ETH_HDR; off < f->l3; off += 4, n += 2) {
+		uint16_t vid = rd16(f->p + off) & 0x0fff; /* TCI of the tag whose TPID is at off-2 */
+
+		out[n] = (uint8_t)(vid >> 8);
+		out[n + 1] = (uint8_t)vid;
+	}
+	return n;
+}
+
+/* Zero the TCP sequence, acknowledgement and checksum of the segment at l4 (copied to
+ * key offset at), when its fixed header lies inside the packet. */
+static void mask_tcp_seq(const struct frame *f, uint8_t *at)
+{
+	if (f->proto != IPPROTO_TCP_ || f->nonfirst || need(f, f->l4, 20) != PD_KEY_OK)
+		return;
+	memset(at + 4, 0, 8);  /* sequence, acknowledgement */
+	memset(at + 16, 0, 2); /* checksum */
+}
+
 static enum pd_key_reason key_packet(const struct pd_key_config *c, struct frame *f,
 				     enum pd_key_reason ip, uint8_t *key, size_t *key_len)
 {
-	size_t k = 0;
+	size_t k = 0, start;
 	uint8_t *h;
 
+	if (c->from == PD_FROM_L2) {
+		/* MACs, tags (unless ignored), ethertype */
+		size_t tags = f->l3 - ETH_HDR;
+
+		if (c->ignore & PD_IGNORE_MAC)
+			memset(key, 0, 12);
+		else
+			memcpy(key, f->p, 12);
+		k = 12;
+		if (tags_in_bytes(c)) {
+			memcpy(key + k, f->p + 12, tags);
+			k += tags;
+		}
+		key[k] = f->p[f->l3 - 2];
+		key[k + 1] = f->p[f->l3 - 1];
+		k += 2;
+	}
 	if (ip == PD_KEY_UNSUPPORTED_ETHERTYPE) {
-		if (c->from == PD_FROM_L2) {
-			memcpy(key, f->p, f->len);
-			*key_len = f->len;
-		} else {
+		if (c->from != PD_FROM_L2) {
 			key[0] = (uint8_t)(f->ethertype >> 8);
 			key[1] = (uint8_t)f->ethertype;
-			memcpy(key + 2, f->p + f->l3, f->len - f->l3);
-			*key_len = 2 + f->len - f->l3;
+			k = 2;
 		}
-		return PD_KEY_OK;
-	}
-	if (ip != PD_KEY_OK)
+		memcpy(key + k, f->p + f->l3, f->len - f->l3);
+		k += f->len - f->l3;
+	} else if (ip != PD_KEY_OK) {
 		return ip;
-	if (c->from == PD_FROM_L2) {
-		memcpy(key, f->p, f->l3);
-		k = f->l3;
+	} else {
+		if (f->version == 6 && (c->from == PD_FROM_L4 || (c->ignore & PD_IGNORE_TCP_SEQ))) {
+			enum pd_key_reason r = parse_ext(f);
+
+			if (r != PD_KEY_OK)
+				return r;
+		}
+		start = c->from == PD_FROM_L4 ? f->l4 : f->l3;
+		h = key + k;
+		memcpy(h, f->p + start, f->end - start);
+		k += f->end - start;
+		/* The fixed header lies inside [l3, end): parse_ip checked 20 (IPv4) or 40
+		 * (IPv6) bytes against len, and the IP length is at least the header length.
+		 * Every masked field is in the first 16 bytes; they are rewritten with one
+		 * 16-byte store so that the hash's 16-byte loads are forwarded from a single
+		 * store (byte stores here cost about 5 ns per key in XXH3). */
+		if (start == f->l3)
+			mask_header(h, f->version, c->ignore);
+		if (c->ignore & PD_IGNORE_TCP_SEQ)
+			mask_tcp_seq(f, h + (f->l4 - start));
 	}
-	h = key + k;
-	memcpy(h, f->p + f->l3, f->end - f->l3);
-	*key_len = k + f->end - f->l3;
-	/* The fixed header lies inside [l3, end): parse_ip checked 20 (IPv4) or 40 (IPv6)
-	 * bytes against len, and the IP length is at least the header length. Every masked
-	 * field is in the first 16 bytes; they are rewritten with one 16-byte store so that
-	 * the hash's 16-byte loads are forwarded from a single store (byte stores here cost
-	 * about 5 ns per key in XXH3). */
-	mask_header(h, f->version, c->ignore);
+	if (c->compare_bytes != 0 && k > c->compare_bytes)
+		k = c->compare_bytes;
+	if (c->vlan == PD_VLAN_SEPARATE && c->from != PD_FROM_L2)
+		k += put_vids(f, key + k);
+	*key_len = k;
 	return PD_KEY_OK;
 }
 
@@ -493,20 +550,27 @@ enum pd_key_reason pd_key_extract(const struct pd_key_config *c, const uint8_t *
 	r = parse_ip(&f);
 	switch (c->mode) {
 	case PD_KEY_FLOW:
-		return r != PD_KEY_OK ? r : key_flow(c, &f, key, key_len);
+		if (r == PD_KEY_OK)
+			r = key_flow(c, &f, key, key_len);
+		break;
 	case PD_KEY_SRCIP:
 		if (r != PD_KEY_OK)
 			return r;
 		put_srcip(&f, key);
 		*key_len = PD_KEY_SRCIP_LEN;
-		return PD_KEY_OK;
+		break;
 	case PD_KEY_CLICK:
-		return r != PD_KEY_OK ? r : key_click(c, &f, key, key_len);
+		if (r == PD_KEY_OK)
+			r = key_click(c, &f, key, key_len);
+		break;
 	case PD_KEY_PACKET:
 		return key_packet(c, &f, r, key, key_len);
 	default:
 		return PD_KEY_UNSUPPORTED_ETHERTYPE;
 	}
+	if (r == PD_KEY_OK && c->vlan == PD_VLAN_SEPARATE)
+		*key_len += put_vids(&f, key + *key_len);
+	return r;
 }
 
 int pd_frame_set_dscp(uint8_t *frame, size_t len, unsigned dscp)

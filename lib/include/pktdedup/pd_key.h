@@ -22,9 +22,18 @@
  *     srcip:  0 version  1-3 zero  4-19 source address
  *     click:  the 20 srcip bytes, then "METHOD TARGET" (e.g. "GET /ad?id=7"), or with a
  *             click parameter only that parameter's value
- *     packet: [L2 header + tags if compare_from = L2] then the IP packet up to its IP
- *             length (Ethernet padding excluded) with the ignored fields zeroed; non-IP
- *             frames: the 2-byte ethertype then the rest of the frame
+ *     packet: from L3, the IP packet up to its IP length (Ethernet padding excluded) with
+ *             the ignored fields zeroed; from L2, the MAC addresses (zero with
+ *             PD_IGNORE_MAC), the tags (unless VLANs are ignored), the ethertype, then
+ *             the same; from L4, the IP payload (after IPv6 extension headers) up to
+ *             the IP length. Non-IP frames: from L3 or L4, the 2-byte ethertype then the
+ *             rest of the frame; from L2, the L2 header as above then the rest.
+ *             PD_IGNORE_TCP_SEQ zeroes the TCP sequence and acknowledgement numbers and
+ *             the TCP checksum (which changes with them). compare_bytes keeps the first
+ *             N bytes.
+ *     any:    with PD_VLAN_SEPARATE (and not packet from L2, where the tags are in the
+ *             bytes) the 12-bit VLAN IDs of the tag stack follow, 2 bytes each, outer
+ *             first
  *
  * Ports in `flow`: TCP, UDP and SCTP source and destination port; ICMP and ICMPv6
  * type << 8 | code and, for echo request/reply, the identifier; other protocols 0.
@@ -73,13 +82,24 @@ enum pd_key_ignore {
 	PD_IGNORE_CHECKSUM = 1u << 1, /**< IPv4 header checksum */
 	PD_IGNORE_DSCP = 1u << 2,     /**< IPv4 DSCP+ECN byte, IPv6 traffic class */
 	PD_IGNORE_IPID = 1u << 3,     /**< IPv4 identification */
+	PD_IGNORE_MAC = 1u << 4,      /**< destination and source MAC (compare from L2) */
+	PD_IGNORE_VLAN = 1u << 5,     /**< VLAN tags: the same as vlan = PD_VLAN_IGNORE */
+	PD_IGNORE_TCP_SEQ = 1u << 6,  /**< TCP sequence, acknowledgement numbers, checksum */
 };
 #define PD_IGNORE_DEFAULT (PD_IGNORE_TTL | PD_IGNORE_CHECKSUM)
 
 /** Where a `packet` key starts. */
 enum pd_key_from {
 	PD_FROM_L3 = 0, /**< the IP header (L2 header and VLAN tags left out); default */
-	PD_FROM_L2,     /**< the whole frame: MAC addresses and tags included, unmasked */
+	PD_FROM_L2,     /**< the whole frame: MAC addresses and tags included */
+	PD_FROM_L4,     /**< the IP payload: L4 header and data (addresses left out) */
+};
+
+/** Are copies on different VLANs the same packet? */
+enum pd_key_vlan {
+	PD_VLAN_DEFAULT = 0, /**< ignore, except `packet` from L2: the tags are frame bytes */
+	PD_VLAN_IGNORE,      /**< VLAN tags are not part of any key */
+	PD_VLAN_SEPARATE,    /**< the VLAN IDs are part of every key */
 };
 
 /** Non-first IPv4/IPv6 fragments in `flow` mode (they carry no L4 header). */
@@ -117,6 +137,9 @@ struct pd_key_config {
 	uint32_t ignore;          /**< packet mode: enum pd_key_ignore flags */
 	enum pd_key_from from;    /**< packet mode: L3 (default) or L2 */
 	enum pd_key_frag frag;    /**< flow mode: non-first fragments */
+	enum pd_key_vlan vlan;    /**< every mode: VLAN IDs in the key or not */
+	/** packet mode: compare at most this many bytes from `from` on (0: all). */
+	uint32_t compare_bytes;
 	/** click mode: when not empty, key on this query parameter's value instead of the
 	 * method and target. NUL-terminated, at most PD_KEY_PARAM_MAX bytes. */
 	char click_param[PD_KEY_PARAM_MAX + 1];
