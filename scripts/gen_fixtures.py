@@ -20,7 +20,18 @@ Files (OUTDIR defaults to pcap/):
     dups-expected.txt      for each frame: its label and, per key option set, whether
                            it is a duplicate of an earlier frame (1), unique (0) or has
                            no key (-)
+    tap.pcap               two TAP feeds merged (nanosecond timestamps): each packet at
+                           TAP A, most also at TAP B (TTL - 1, new checksum, other MACs
+                           and VLAN) 1 us to 3 s later, some sent again 10 ms to 5 s
+                           later; feed B lags up to 20 us, so timestamps go back in
+                           places, but a copy never arrives before an earlier-stamped
+                           copy of the same packet, and no two copies are 2 us or less
+                           (plus the lag) away from 100 us, 10 ms or 1 s apart: what
+                           editcap -w counts then matches the window definition
+    tap-late.pcap          traffic made the same way with feed A lagging up to 50 us
+                           instead: some copies arrive before the earlier-stamped original
 """
+import math
 import os
 import random
 import socket
@@ -614,6 +625,108 @@ def gen_dups(outdir):
         fh.write("\n".join(lines) + "\n")
 
 
+TAP_WINDOWS_NS = (100_000, 10_000_000, 1_000_000_000)
+
+
+def tap_packets(rnd, n):
+    """n distinct IP packets (v4 and v6, TCP, UDP, ICMP) and a few ARP frames, as L3
+    layers (or whole frames for ARP), with the times of their copies."""
+    out = []
+    for i in range(n):
+        kind = rnd.random()
+        payload = Raw(bytes(rnd.randrange(256) for _ in range(rnd.randrange(0, 120))))
+        if kind < 0.45:
+            l3 = IP(src="10.%d.%d.%d" % (i >> 16, (i >> 8) & 255, i & 255),
+                    dst="192.0.2.%d" % rnd.randrange(1, 255), ttl=rnd.randrange(2, 65),
+                    id=rnd.randrange(65536)) / UDP(sport=rnd.randrange(1024, 65536),
+                                                   dport=53) / payload
+        elif kind < 0.75:
+            l3 = IP(src="10.%d.%d.%d" % (i >> 16, (i >> 8) & 255, i & 255),
+                    dst="198.51.100.%d" % rnd.randrange(1, 255), ttl=rnd.randrange(2, 65),
+                    id=rnd.randrange(65536)) / TCP(sport=rnd.randrange(1024, 65536),
+                                                   dport=443, flags="PA",
+                                                   seq=rnd.randrange(2 ** 32)) / payload
+        elif kind < 0.97:
+            l3 = IPv6(src="2001:db8::%x" % (i + 1), dst="2001:db8:ff::%x" % rnd.randrange(1, 999),
+                      hlim=rnd.randrange(2, 65)) / UDP(sport=rnd.randrange(1024, 65536),
+                                                      dport=4789) / payload
+        else:
+            l3 = ARP(psrc="10.9.%d.%d" % ((i >> 8) & 255, i & 255), pdst="10.9.0.1")
+        out.append(l3)
+    return out
+
+
+def tap_frame(l3, feed):
+    """The frame as TAP A (VLAN 10, MACs A->B) or B (VLAN 20, MACs C->D, one router hop
+    later: TTL - 1, checksum recomputed) captures it."""
+    if feed == "A":
+        return Ether(src=MAC_A, dst=MAC_B) / Dot1Q(vlan=10) / l3
+    c = l3.copy()
+    if IP in c:
+        c[IP].ttl -= 1
+        c[IP].chksum = None
+    elif IPv6 in c:
+        c[IPv6].hlim -= 1
+    return Ether(src=MAC_C, dst=MAC_D) / Dot1Q(vlan=20) / c
+
+
+def gen_tap(outdir):
+    """tap.pcap and tap-late.pcap (see the module docstring)."""
+    n = 1500
+
+    for name, lag_a, lag_b in (("tap", 0, 20_000), ("tap-late", 50_000, 0)):
+        rnd = random.Random(606)
+        pkts = tap_packets(rnd, n)
+
+        def log_uniform(lo, hi):
+            return int(math.exp(rnd.uniform(math.log(lo), math.log(hi))))
+
+        events = []  # (arrival position, timestamp ns, feed, packet index)
+        t = 1_700_000_000_000_000_000
+        for i in range(n):
+            t += log_uniform(1_000, 40_000_000)
+            while True:
+                copies = [(t, "A")]
+                if rnd.random() < 0.7:
+                    copies.append((t + log_uniform(1_000, 3_000_000_000), "B"))
+                if rnd.random() < 0.1:
+                    r = t + log_uniform(10_000_000, 5_000_000_000)
+                    copies.append((r, "A"))
+                    if rnd.random() < 0.5:
+                        copies.append((r + log_uniform(1_000, 100_000), "B"))
+                placed = [(ts + (lag_a if f == "A" else lag_b) * rnd.random(), ts, f)
+                          for ts, f in copies]
+                ok = True
+                for x in placed:
+                    for y in placed:
+                        if x is y:
+                            continue
+                        gap = abs(x[1] - y[1])
+                        guard = 2_000 + max(lag_a, lag_b)
+                        if any(w - guard - w // 5000 <= gap <= w + guard + w // 5000
+                               for w in TAP_WINDOWS_NS):
+                            ok = False
+                        # tap.pcap: a copy never arrives before an earlier-stamped one
+                        if name == "tap" and (x[0] < y[0]) != (x[1] < y[1]):
+                            ok = False
+                if ok:
+                    break
+            events += [(pos, ts, f, i) for pos, ts, f in placed]
+        events.sort()
+        seen_ts = set()
+        w = RawPcapWriter(os.path.join(outdir, name + ".pcap"), linktype=1, sync=True,
+                          nano=True)
+        w.write_header(None)
+        for pos, ts, f, i in events:
+            while ts in seen_ts:  # every frame's timestamp is unique (tests map by it)
+                ts += 1
+            seen_ts.add(ts)
+            # a nanosecond pcap: the record's second field holds ns
+            w.write_packet(bytes(tap_frame(pkts[i], f)), sec=ts // 10 ** 9,
+                           usec=ts % 10 ** 9)
+        w.close()
+
+
 def main():
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "pcap")
@@ -621,6 +734,7 @@ def main():
     gen_keys(outdir)
     gen_mirror(outdir)
     gen_dups(outdir)
+    gen_tap(outdir)
 
 
 if __name__ == "__main__":

@@ -258,7 +258,50 @@ static void json_counters(FILE *o, const struct pd_counters *c, const char *inde
 	for (int r = 1; r < PD_KEY_REASON_COUNT; r++)
 		fprintf(o, "\"%s\": %" PRIu64 ", ", pd_key_reason_name((enum pd_key_reason)r),
 			c->reasons[r]);
-	fprintf(o, "\"oversize\": %" PRIu64 "}", c->oversize);
+	fprintf(o, "\"oversize\": %" PRIu64 "}, \"no_timestamp\": %" PRIu64
+		", \"time_desync\": %" PRIu64, c->oversize, c->no_timestamp, c->time_desync);
+}
+
+/* "1us", "20ms", "5s": a bucket bound for people. */
+static void fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns >= 1000000000ULL)
+		snprintf(buf, len, "%" PRIu64 "s", ns / (uint64_t)1000000000);
+	else if (ns >= 1000000ULL)
+		snprintf(buf, len, "%" PRIu64 "ms", ns / (uint64_t)1000000);
+	else
+		snprintf(buf, len, "%" PRIu64 "us", ns / (uint64_t)1000);
+}
+
+static const char *time_src_name(void)
+{
+	return pd_app.time_src == PD_TIME_PCAP ? "pcap" :
+	       pd_app.time_src == PD_TIME_TSC ? "rx-tsc" : "none";
+}
+
+/* The delay histogram as JSON (null when the filter keeps no times). */
+static void json_delays(FILE *o, const struct pd_counters *t)
+{
+	uint64_t n = 0;
+
+	if (!pd_app.want_delay) {
+		fprintf(o, "  \"delay_histogram\": null,\n");
+		return;
+	}
+	for (int b = 0; b < PD_DELAY_BUCKETS; b++)
+		n += t->delay[b];
+	fprintf(o, "  \"delay_histogram\": {\"measured\": %" PRIu64 ", \"buckets\": [", n);
+	for (int b = 0; b < PD_DELAY_BUCKETS; b++) {
+		uint64_t from = b == 0 ? 0 : pd_delay_bound_ns[b - 1];
+
+		fprintf(o, "%s\n    {\"from_ns\": %" PRIu64 ", \"to_ns\": ", b ? "," : "", from);
+		if (b + 1 < PD_DELAY_BUCKETS)
+			fprintf(o, "%" PRIu64, pd_delay_bound_ns[b]);
+		else
+			fprintf(o, "null");
+		fprintf(o, ", \"count\": %" PRIu64 "}", t->delay[b]);
+	}
+	fprintf(o, "]},\n");
 }
 
 /* rx = tx + dropped + tx_failed + dispatch_failed (every packet accounted for). */
@@ -287,6 +330,10 @@ static int write_json(const char *path, double secs, unsigned mbufs_in_use)
 		pd_app.nworkers, pd_app.dispatching ? "software" :
 		pd_app.nworkers > 1 ? "rss" : "none", secs);
 	pd_snap_json(o);
+	fprintf(o, "  \"window_ns\": %" PRIu64 ", \"window_mode\": \"%s\", \"time\": \"%s\",\n",
+		fp->window, fp->window == 0 ? "none" :
+		fp->window_mode == PD_WINDOW_SEEN ? "seen" : "delivered", time_src_name());
+	json_delays(o, &t);
 	fprintf(o, "  \"mbufs_in_use\": %u,\n", mbufs_in_use);
 	fprintf(o, "  \"accounted\": %s,\n  \"total\": {\n", identity_holds(&t) ? "true" : "false");
 	json_counters(o, &t, "    ");
@@ -300,11 +347,14 @@ static int write_json(const char *path, double secs, unsigned mbufs_in_use)
 	for (unsigned p = 0; p < pd_app.nports; p++) {
 		const struct rte_eth_stats *ps = &pd_app.port_stats[p];
 
-		fprintf(o, "    {\"port\": %u, \"ipackets\": %" PRIu64 ", \"opackets\": %" PRIu64
+		uint16_t id = pd_app.port_id[p];
+
+		fprintf(o, "    {\"port\": %u, \"rx\": %" PRIu64 ", \"duplicate\": %" PRIu64
+			", \"ipackets\": %" PRIu64 ", \"opackets\": %" PRIu64
 			", \"rx_nombuf\": %" PRIu64 ", \"imissed\": %" PRIu64 ", \"ierrors\": %"
-			PRIu64 ", \"oerrors\": %" PRIu64 "}%s\n", pd_app.port_id[p], ps->ipackets,
-			ps->opackets, ps->rx_nombuf, ps->imissed, ps->ierrors, ps->oerrors,
-			p + 1 < pd_app.nports ? "," : "");
+			PRIu64 ", \"oerrors\": %" PRIu64 "}%s\n", id, t.port_rx[id], t.port_dup[id],
+			ps->ipackets, ps->opackets, ps->rx_nombuf, ps->imissed, ps->ierrors,
+			ps->oerrors, p + 1 < pd_app.nports ? "," : "");
 	}
 	fprintf(o, "  ]\n}\n");
 	if (o != stdout && fclose(o) != 0) {
@@ -333,6 +383,34 @@ static void print_summary(double secs)
 		if (t.reasons[r] != 0)
 			fprintf(out, "pktdedup:   unparseable %-22s %" PRIu64 "\n",
 			       pd_key_reason_name((enum pd_key_reason)r), t.reasons[r]);
+	if (pd_app.cfg.filter.window != 0)
+		fprintf(out, "pktdedup: window %" PRIu64 " ns (%s), time from %s\n",
+			pd_app.cfg.filter.window,
+			pd_app.cfg.filter.window_mode == PD_WINDOW_SEEN ? "seen" : "delivered",
+			pd_app.time_src == PD_TIME_PCAP ? "pcap timestamps" : "the RX TSC");
+	if (t.no_timestamp != 0 || t.time_desync != 0)
+		fprintf(out, "pktdedup: warning: the port and the pcap's records disagreed: %"
+			PRIu64 " frames without a record (timed as the frame before), %" PRIu64
+			" of another length\n", t.no_timestamp, t.time_desync);
+	if (pd_app.want_delay) {
+		uint64_t n = 0;
+
+		for (int b = 0; b < PD_DELAY_BUCKETS; b++)
+			n += t.delay[b];
+		fprintf(out, "pktdedup: delay from copy to duplicate (%" PRIu64 " measured):", n);
+		for (int b = 0; b < PD_DELAY_BUCKETS; b++) {
+			char lo[16], hi[16];
+
+			if (t.delay[b] == 0)
+				continue;
+			fmt_ns(lo, sizeof(lo), b == 0 ? 0 : pd_delay_bound_ns[b - 1]);
+			if (b + 1 < PD_DELAY_BUCKETS)
+				fmt_ns(hi, sizeof(hi), pd_delay_bound_ns[b]);
+			fprintf(out, b + 1 < PD_DELAY_BUCKETS ? " [%s,%s) %" PRIu64 : " >=%s%s %" PRIu64,
+				b == 0 ? "0" : lo, b + 1 < PD_DELAY_BUCKETS ? hi : "", t.delay[b]);
+		}
+		fprintf(out, "\n");
+	}
 	for (unsigned p = 0; p < pd_app.nports; p++) {
 		const struct rte_eth_stats *ps = &pd_app.port_stats[p];
 
@@ -363,6 +441,19 @@ static int telemetry_stats(const char *cmd, const char *params, struct rte_tel_d
 	rte_tel_data_add_dict_u64(d, "tx_failed", t.tx_failed);
 	rte_tel_data_add_dict_u64(d, "dispatch_failed", t.dispatch_failed);
 	rte_tel_data_add_dict_u64(d, "workers", pd_app.nworkers);
+	rte_tel_data_add_dict_u64(d, "window_ns", pd_app.cfg.filter.window);
+	if (pd_app.want_delay) {
+		/* counts per bucket: [0,1us), [1us,2us), ... [5s,10s), >= 10s */
+		struct rte_tel_data *h = rte_tel_data_alloc();
+
+		if (h != NULL) {
+			rte_tel_data_start_array(h, RTE_TEL_U64_VAL);
+			for (int b = 0; b < PD_DELAY_BUCKETS; b++)
+				rte_tel_data_add_array_u64(h, t.delay[b]);
+			if (rte_tel_data_add_dict_container(d, "delay_histogram", h, 0) != 0)
+				rte_tel_data_free(h);
+		}
+	}
 	return 0;
 }
 
@@ -525,6 +616,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	/* time: for a window, and for the exact filter's delays (its histogram) */
+	if (c->filter.window != 0 || c->filter.type == PD_FILTER_EXACT)
+		pd_app.time_src = c->pcap_in != NULL ? PD_TIME_PCAP : PD_TIME_TSC;
 	pd_app.pcap_packets = UINT64_MAX;
 	if (c->pcap_in != NULL) {
 		if (scan_pcap(c->pcap_in, &scan) != 0)
@@ -543,6 +637,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	pd_app.tsc_ns_mult = (1000000000ULL << 32) / rte_get_tsc_hz();
 
 	/* ports: the pair, one port, or the default */
 	nb_ports = rte_eth_dev_count_avail();
@@ -640,8 +735,15 @@ int main(int argc, char **argv)
 			.align = __alignof__(uint64_t),
 		};
 
+		static const struct rte_mbuf_dynfield tf = {
+			.name = "pktdedup_rx_time", .size = sizeof(uint64_t),
+			.align = __alignof__(uint64_t),
+		};
+
 		pd_app.hash_dynfield = rte_mbuf_dynfield_register(&hf);
-		if (pd_app.hash_dynfield < 0) {
+		pd_app.time_dynfield = pd_app.time_src != PD_TIME_NONE ?
+			rte_mbuf_dynfield_register(&tf) : 0;
+		if (pd_app.hash_dynfield < 0 || pd_app.time_dynfield < 0) {
 			fprintf(stderr, "pktdedup: mbuf field: %s\n", rte_strerror(rte_errno));
 			status = 1;
 			goto out;
@@ -685,6 +787,21 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* replay with time: the receiving worker reads the timestamps from the file */
+	for (unsigned i = 0; pd_app.time_src == PD_TIME_PCAP && i < pd_app.nworkers; i++) {
+		char errbuf[PCAP_ERRBUF_SIZE];
+
+		if (pd_app.w[i]->n_rxq == 0)
+			continue;
+		pd_app.w[i]->ts_reader = pcap_open_offline_with_tstamp_precision(
+			c->pcap_in, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+		if (pd_app.w[i]->ts_reader == NULL) {
+			fprintf(stderr, "pktdedup: --pcap-in: %s\n", errbuf);
+			status = 1;
+			goto stop;
+		}
+	}
+
 	if (pd_snap_prepare() != 0) {
 		status = 1;
 		goto stop;
@@ -701,6 +818,8 @@ int main(int argc, char **argv)
 		status = 1;
 		goto stop;
 	}
+	pd_app.want_delay = pd_app.time_src != PD_TIME_NONE &&
+			    pd_filter_reports_delay(pd_app.w[0]->filter);
 	{
 		const struct pd_filter_params *fp = pd_filter_params(pd_app.w[0]->filter);
 		char portdesc[64];
@@ -790,6 +909,8 @@ stop:
 		rte_ring_free(pd_app.w[i]->ring);
 		rte_free(pd_app.w[i]->scratch);
 		rte_free(pd_app.w[i]->keybuf);
+		if (pd_app.w[i]->ts_reader != NULL)
+			pcap_close(pd_app.w[i]->ts_reader);
 		rte_free(pd_app.w[i]);
 	}
 out:

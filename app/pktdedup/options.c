@@ -33,8 +33,15 @@ void pd_app_usage(FILE *out)
 		"  --seed N             hash secret; default: the --snapshot file's, else random\n"
 		"                       from getrandom() at start (never printed)\n"
 		"  --k N --max N --p N --pstar X --b N --f N --q X --expected-n N\n"
-		"                       filter parameters; 0 or absent: the planner chooses\n"
+		"  --equal-timers N     filter parameters; 0 or absent: the planner chooses\n"
 		"                       (docs/filters.md)\n"
+		"  --window T           a copy is a duplicate only within T of the last one\n"
+		"                       (50us, 10ms, 1s...; docs/windows.md): qqhtd, timerbf or\n"
+		"                       exact; time is the pcap timestamp in replay, the RX\n"
+		"                       time inline\n"
+		"  --window-mode M      seen (default: every copy restarts the window, as\n"
+		"                       editcap -w) or delivered (only forwarded copies do: a\n"
+		"                       key repeating forever passes once per T)\n"
 		"\n"
 		"Key (docs/keys.md):\n",
 		PD_DEFAULT_TARGET_FPR);
@@ -85,7 +92,8 @@ void pd_app_usage(FILE *out)
 enum {
 	O_FILTER = 256, O_ACTION, O_DSCP, O_DUPPORT,
 	O_UNPARSEABLE, O_PORTS, O_WORKERS, O_DISPATCH, O_RXD, O_TXD, O_MBUFS, O_PCAPIN,
-	O_PCAPOUT, O_SINT, O_SJSON, O_SNAP, O_SNAPINT, O_SNAPPOL, O_HELP,
+	O_PCAPOUT, O_SINT, O_SJSON, O_SNAP, O_SNAPINT, O_SNAPPOL, O_WINDOW, O_WMODE, O_EQT,
+	O_HELP,
 };
 
 static const struct option longopts[] = {
@@ -109,6 +117,9 @@ static const struct option longopts[] = {
 	{"snapshot", required_argument, NULL, O_SNAP},
 	{"snapshot-interval", required_argument, NULL, O_SNAPINT},
 	{"snapshot-policy", required_argument, NULL, O_SNAPPOL},
+	{"window", required_argument, NULL, O_WINDOW},
+	{"window-mode", required_argument, NULL, O_WMODE},
+	{"equal-timers", required_argument, NULL, O_EQT},
 	{"help", no_argument, NULL, O_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -150,7 +161,7 @@ static int parse_ports(const char *s, struct pd_app_config *c)
 /* Which options were given, to check the ones that only make sense together. */
 struct seen {
 	struct cli_key_given key;
-	const char *dscp, *dup_port, *pcap_out, *dispatch, *snap_int, *snap_pol;
+	const char *dscp, *dup_port, *pcap_out, *dispatch, *snap_int, *snap_pol, *wmode;
 };
 
 static int check(struct pd_app_config *c, const struct seen *s)
@@ -162,6 +173,8 @@ static int check(struct pd_app_config *c, const struct seen *s)
 	if (s->dup_port && c->action == PD_ACTION_COUNT)
 		return cli_bad("--dup-port", s->dup_port,
 			       "--action count forwards duplicates with the rest");
+	if (s->wmode && c->filter.window == 0)
+		return cli_bad("--window-mode", s->wmode, "needs --window");
 	if (s->snap_int && c->snapshot == NULL)
 		return cli_bad("--snapshot-interval", s->snap_int, "needs --snapshot FILE");
 	if (s->snap_pol && c->snapshot == NULL)
@@ -287,6 +300,19 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			r = cli_choice("--snapshot-policy", a, (const char *const[]){"strict",
 					"fresh", NULL}, &c->snapshot_fresh);
 			break;
+		case O_WINDOW:
+			r = cli_duration("--window", a, &c->filter.window);
+			if (r == 0 && c->filter.window == 0)
+				r = cli_bad("--window", a, "must be above 0");
+			break;
+		case O_WMODE:
+			s.wmode = a;
+			r = cli_choice("--window-mode", a, (const char *const[]){"seen", "delivered",
+					NULL}, &choice); /* the order of enum pd_window_mode */
+			if (r == 0)
+				c->filter.window_mode = (enum pd_window_mode)choice;
+			break;
+		case O_EQT: r = cli_u32("--equal-timers", a, &c->filter.equal_timers); break;
 		case O_HELP:
 			pd_app_usage(stdout);
 			exit(0);

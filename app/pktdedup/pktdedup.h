@@ -23,6 +23,16 @@
 #define PD_APP_SCRATCH_LEN 65536
 
 enum pd_action { PD_ACTION_DROP, PD_ACTION_MARK, PD_ACTION_COUNT };
+/* Where a packet's time comes from: none (the filter needs none), the pcap timestamp
+ * (replay), or the TSC read once per received burst (inline). */
+enum pd_time_src { PD_TIME_NONE, PD_TIME_PCAP, PD_TIME_TSC };
+
+/*
+ * Histogram of the delay between a duplicate and the copy it matched: [0, 1 us),
+ * then 1-2-5 steps up to 10 s ([1, 2) us, [2, 5) us, ..., [5, 10) s), then >= 10 s.
+ */
+#define PD_DELAY_BUCKETS 23
+extern const uint64_t pd_delay_bound_ns[PD_DELAY_BUCKETS - 1]; /* lower bounds of 1.. */
 enum pd_dispatch { PD_DISPATCH_AUTO, PD_DISPATCH_RSS, PD_DISPATCH_SOFTWARE, PD_DISPATCH_NONE };
 
 struct pd_app_config {
@@ -64,6 +74,11 @@ struct pd_counters {
 	uint64_t dispatch_failed; /* ring full: freed and counted */
 	uint64_t reasons[PD_KEY_REASON_COUNT];
 	uint64_t oversize; /* frames longer than the key scratch buffer (unparseable) */
+	uint64_t no_timestamp; /* replay: frames past the end of the timestamp reader */
+	uint64_t time_desync;  /* replay: frames whose length differs from the pcap record */
+	uint64_t delay[PD_DELAY_BUCKETS]; /* duplicates by delay since their copy */
+	uint64_t port_rx[RTE_MAX_ETHPORTS];  /* received, by input port */
+	uint64_t port_dup[RTE_MAX_ETHPORTS]; /* duplicates, by input port */
 };
 
 /*
@@ -104,6 +119,9 @@ struct pd_worker {
 	struct rte_ring *ring; /* software dispatch: packets whose key this worker owns */
 	struct pd_filter *filter;
 	int failed;
+	uint64_t last_ts;   /* time of the last packet (replay: for one without a stamp) */
+	void *ts_reader;    /* replay: a pcap_t reading the input's records alongside the
+			     * port (DPDK's pcap PMD gives no timestamps) */
 	struct pd_counters c __rte_cache_aligned;
 	struct pd_txbuf tx[RTE_MAX_ETHPORTS] __rte_cache_aligned;
 	uint8_t *scratch;   /* linearised multi-segment frames */
@@ -119,6 +137,10 @@ struct pd_app {
 	int peer[RTE_MAX_ETHPORTS]; /* where a port's packets leave */
 	uint64_t pcap_packets;      /* replay: frames in the input, the end of input */
 	int hash_dynfield;          /* mbuf offset of the key hash (dispatch) */
+	int time_dynfield;          /* mbuf offset of the packet's time (dispatch, timed) */
+	enum pd_time_src time_src;
+	int want_delay;             /* the filter reports delays: fill the histogram */
+	uint64_t tsc_ns_mult;       /* ns = tsc * mult >> 32 */
 	struct rte_mempool *pool;
 	/* the ports' own counters, read when the workers have stopped: packets a port
 	 * lost before pktdedup saw them (no mbuf, full RX ring, errors) */

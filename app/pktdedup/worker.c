@@ -8,11 +8,19 @@
  * the hash in an mbuf dynamic field; each worker also drains its own ring. Frames without
  * a key never travel: the receiving worker forwards (or drops) them at once.
  *
+ * Time (docs/windows.md): with a window, or a filter that reports delays, every packet
+ * gets a time in ns: inline, the TSC read once per received burst; in replay, its pcap
+ * timestamp (ns precision), read by the receiving worker from the input file in step
+ * with the port (DPDK 22.11's pcap PMD delivers the file's frames in order but no
+ * timestamps; a frame whose length differs from its record is counted as time_desync).
+ * A dispatched packet carries its time to its owner in an mbuf field.
+ *
  * Accounting, per worker: rx + dispatched_in = tx + dropped + tx_failed +
  * dispatched_out + dispatch_failed; summed over workers dispatched_in = dispatched_out,
  * so rx = tx + dropped + tx_failed + dispatch_failed in total.
  */
 #include <inttypes.h>
+#include <pcap/pcap.h>
 #include <stdio.h>
 
 #include <rte_cycles.h>
@@ -25,6 +33,87 @@
 static inline uint64_t *hash_field(struct rte_mbuf *m)
 {
 	return RTE_MBUF_DYNFIELD(m, pd_app.hash_dynfield, uint64_t *);
+}
+
+static inline uint64_t *time_field(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, pd_app.time_dynfield, uint64_t *);
+}
+
+/* 1-2-5 steps from 1 us to 10 s: the lower bound of buckets 1..22. */
+const uint64_t pd_delay_bound_ns[PD_DELAY_BUCKETS - 1] = {
+	1000ULL, 2000ULL, 5000ULL, 10000ULL, 20000ULL, 50000ULL, 100000ULL, 200000ULL,
+	500000ULL, 1000000ULL, 2000000ULL, 5000000ULL, 10000000ULL, 20000000ULL,
+	50000000ULL, 100000000ULL, 200000000ULL, 500000000ULL, 1000000000ULL,
+	2000000000ULL, 5000000000ULL, 10000000000ULL,
+};
+
+static inline unsigned delay_bucket(uint64_t ns)
+{
+	unsigned lo = 0, hi = PD_DELAY_BUCKETS - 1; /* answer in [lo, hi] */
+
+	while (lo < hi) { /* the number of bounds <= ns */
+		unsigned mid = (lo + hi + 1) / 2;
+
+		if (pd_delay_bound_ns[mid - 1] <= ns)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* The TSC now, in ns (inline time). */
+static inline uint64_t tsc_ns(void)
+{
+	__extension__ typedef unsigned __int128 u128;
+
+	return (uint64_t)(((u128)rte_rdtsc() * pd_app.tsc_ns_mult) >> 32);
+}
+
+/* The times of a received burst: the next pcap records' timestamps, or the TSC now. */
+static inline void burst_times(struct pd_worker *w, struct rte_mbuf **m, unsigned n,
+			       uint64_t *t)
+{
+	if (pd_app.time_src == PD_TIME_TSC) {
+		uint64_t now = tsc_ns();
+
+		for (unsigned i = 0; i < n; i++)
+			t[i] = now;
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct pcap_pkthdr *hd;
+		const u_char *d;
+
+		if (pcap_next_ex(w->ts_reader, &hd, &d) == 1) {
+			/* opened with nanosecond precision: tv_usec holds ns */
+			w->last_ts = (uint64_t)hd->ts.tv_sec * 1000000000ULL +
+				     (uint64_t)hd->ts.tv_usec;
+			if (unlikely(hd->caplen != m[i]->pkt_len))
+				w->c.time_desync++;
+		} else {
+			w->c.no_timestamp++; /* timed as the frame before */
+		}
+		t[i] = w->last_ts;
+	}
+}
+
+/* One filter call: with times when the filter needs them, delays into the histogram. */
+static inline void run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts,
+			      uint8_t *v, unsigned n)
+{
+	if (pd_app.want_delay) {
+		uint64_t d[PD_APP_BURST];
+
+		pd_filter_burst_hashed_delay(w->filter, h, ts, v, d, n);
+		for (unsigned i = 0; i < n; i++)
+			if (v[i] && d[i] != PD_DELAY_NONE)
+				w->c.delay[delay_bucket(d[i])]++;
+	} else {
+		pd_filter_burst_hashed(w->filter, h, pd_app.time_src != PD_TIME_NONE ? ts : NULL,
+				       v, n);
+	}
 }
 
 /* Owner of a key: a multiply by an odd constant mixes every bit of the hash into the
@@ -118,6 +207,7 @@ static inline void act_duplicate(struct pd_worker *w, struct rte_mbuf *m)
 	const struct pd_app_config *c = &pd_app.cfg;
 
 	w->c.duplicate++;
+	w->c.port_dup[m->port]++;
 	switch (c->action) {
 	case PD_ACTION_DROP:
 		if (c->dup_port >= 0) {
@@ -145,13 +235,13 @@ static inline void act_duplicate(struct pd_worker *w, struct rte_mbuf *m)
 
 /* Filter burst over packets this worker owns, then act in order. */
 static void process_owned(struct pd_worker *w, struct rte_mbuf **m, const uint64_t *h,
-			  unsigned n)
+			  const uint64_t *ts, unsigned n)
 {
 	uint8_t v[PD_APP_BURST];
 
 	if (n == 0)
 		return;
-	pd_filter_burst_hashed(w->filter, h, NULL, v, n);
+	run_filter(w, h, ts, v, n);
 	for (unsigned i = 0; i < n; i++) {
 		if (v[i]) {
 			act_duplicate(w, m[i]);
@@ -166,9 +256,10 @@ static void process_owned(struct pd_worker *w, struct rte_mbuf **m, const uint64
  * One received burst without dispatch: keys for all, one filter call for the keyed
  * ones, then every packet in arrival order (so the output keeps the input order).
  */
-static void handle_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n)
+static void handle_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
+			 const uint64_t *rxt)
 {
-	uint64_t h[PD_APP_BURST];
+	uint64_t h[PD_APP_BURST], ts[PD_APP_BURST];
 	uint8_t keyed[PD_APP_BURST], v[PD_APP_BURST];
 	unsigned nk = 0;
 
@@ -176,11 +267,13 @@ static void handle_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
 		keyed[i] = key_hash(w, pkts[i], &h[nk]) == 0;
-		if (keyed[i]) /* its row loads while the rest of the burst is parsed */
-			pd_filter_prefetch(w->filter, h[nk++]);
+		if (keyed[i]) { /* its row loads while the rest of the burst is parsed */
+			pd_filter_prefetch(w->filter, h[nk]);
+			ts[nk++] = rxt[i];
+		}
 	}
 	if (nk != 0)
-		pd_filter_burst_hashed(w->filter, h, NULL, v, nk);
+		run_filter(w, h, ts, v, nk);
 	for (unsigned i = 0, k = 0; i < n; i++) {
 		if (!keyed[i]) {
 			act_unparseable(w, pkts[i]);
@@ -194,11 +287,13 @@ static void handle_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n
 }
 
 /* One received burst with software dispatch. */
-static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n)
+static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
+			   const uint64_t *rxt)
 {
 	struct rte_mbuf *mine[PD_APP_BURST], *out[PD_APP_MAX_WORKERS][PD_APP_BURST];
 	unsigned nout[PD_APP_MAX_WORKERS] = {0}, nmine = 0;
-	uint64_t h[PD_APP_BURST];
+	uint64_t h[PD_APP_BURST], ts[PD_APP_BURST];
+	const int timed = pd_app.time_src != PD_TIME_NONE;
 
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t hi;
@@ -212,9 +307,12 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 		if (o == w->idx) {
 			pd_filter_prefetch(w->filter, hi); /* only rows of this worker's filter */
 			h[nmine] = hi;
+			ts[nmine] = rxt[i];
 			mine[nmine++] = pkts[i];
 		} else {
 			*hash_field(pkts[i]) = hi;
+			if (timed)
+				*time_field(pkts[i]) = rxt[i];
 			out[o][nout[o]++] = pkts[i];
 		}
 	}
@@ -230,19 +328,21 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 			rte_pktmbuf_free_bulk(out[o] + q, nout[o] - q);
 		}
 	}
-	process_owned(w, mine, h, nmine);
+	process_owned(w, mine, h, ts, nmine);
 }
 
 static unsigned drain_ring(struct pd_worker *w)
 {
 	struct rte_mbuf *m[PD_APP_BURST];
-	uint64_t h[PD_APP_BURST];
+	uint64_t h[PD_APP_BURST], ts[PD_APP_BURST];
 	unsigned n = rte_ring_dequeue_burst(w->ring, (void **)m, PD_APP_BURST, NULL);
 
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		h[i] = *hash_field(m[i]);
+		ts[i] = pd_app.time_src != PD_TIME_NONE ? *time_field(m[i]) : 0;
+	}
 	w->c.dispatched_in += n;
-	process_owned(w, m, h, n);
+	process_owned(w, m, h, ts, n);
 	return n;
 }
 
@@ -265,6 +365,7 @@ int pd_worker_main(void *arg)
 
 	while (!pd_force_quit) {
 		unsigned got = 0;
+		uint64_t rxt[PD_APP_BURST]; /* times of the received burst (when timed) */
 
 		if (unlikely(ticks) && rte_rdtsc() >= next_tick) {
 			/* about 1000 checks a second, never a branch per packet */
@@ -280,11 +381,14 @@ int pd_worker_main(void *arg)
 				continue;
 			got += n;
 			w->c.rx += n;
+			w->c.port_rx[w->rxq[q].port] += n;
 			last_rx = rte_rdtsc();
+			if (pd_app.time_src != PD_TIME_NONE)
+				burst_times(w, pkts, n, rxt);
 			if (pd_app.dispatching)
-				dispatch_burst(w, pkts, n);
+				dispatch_burst(w, pkts, n, rxt);
 			else
-				handle_burst(w, pkts, n);
+				handle_burst(w, pkts, n, rxt);
 		}
 		if (pd_app.dispatching)
 			got += drain_ring(w);
@@ -341,7 +445,15 @@ void pd_counters_sum(struct pd_counters *t)
 		t->dispatched_in += c->dispatched_in;
 		t->dispatch_failed += c->dispatch_failed;
 		t->oversize += c->oversize;
+		t->no_timestamp += c->no_timestamp;
+		t->time_desync += c->time_desync;
 		for (int r = 0; r < PD_KEY_REASON_COUNT; r++)
 			t->reasons[r] += c->reasons[r];
+		for (int b = 0; b < PD_DELAY_BUCKETS; b++)
+			t->delay[b] += c->delay[b];
+		for (int p = 0; p < RTE_MAX_ETHPORTS; p++) {
+			t->port_rx[p] += c->port_rx[p];
+			t->port_dup[p] += c->port_dup[p];
+		}
 	}
 }

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Time windows end to end, on the two-TAP fixtures (pcap/tap.pcap, pcap/tap-late.pcap):
+#  1. seen mode == editcap -w on the same pcap with MACs, VLAN tags, TTL and checksum
+#     normalised first, packet for packet, at 100 us, 10 ms and 1 s, for exact, the
+#     windowed qqhtd and timerbf;
+#  2. both modes == the window definition computed by tests/window_ref.py, on both
+#     fixtures (tap-late.pcap has copies that arrive before their earlier-stamped
+#     original, where editcap -w and the definition part ways);
+#  3. the delay histogram: every duplicate measured, none above the window;
+#  4. option errors.
+set -euo pipefail
+source "$(dirname "$0")/e2e_common.sh"
+ref="/usr/bin/python3 $root/tests/window_ref.py"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+key=(--key packet --compare-from l2 --ignore mac,vlan,ttl,checksum)
+windows=(100000 10000000 1000000000) # ns: 100 us, 10 ms, 1 s
+
+# pktdedup's kept frames, as indices into the input
+kept() { # in window_ns mode filter... -> indices on stdout
+	local in=$1 w=$2 mode=$3
+	shift 3
+	"$bin" --pcap-in "$in" --pcap-out "$tmp/out.pcap" --window "${w}ns" --window-mode "$mode" \
+		"${key[@]}" --stats-json "$tmp/run.json" "$@" >/dev/null 2>"$tmp/err" ||
+		{ cat "$tmp/err" >&2; return 1; }
+	$ref indices-by-bytes "$in" "$tmp/out.pcap"
+}
+
+# 1. editcap -w on the normalised capture
+$ref normalise "$root/pcap/tap.pcap" "$tmp/norm.pcap"
+for w in "${windows[@]}"; do
+	secs=$(awk -v w="$w" 'BEGIN { printf "%.9f", w / 1e9 }')
+	editcap -F nsecpcap -w "$secs" "$tmp/norm.pcap" "$tmp/editcap.pcap" >/dev/null
+	$ref indices-by-time "$root/pcap/tap.pcap" "$tmp/editcap.pcap" >"$tmp/editcap.idx"
+	total=$(capinfos -Mc "$root/pcap/tap.pcap" | awk '/Number of packets/ { print $NF }')
+	[ "$(wc -l <"$tmp/editcap.idx")" -lt "$total" ] || bad "editcap -w $secs removed nothing"
+	for f in exact qqhtd timerbf; do
+		if kept "$root/pcap/tap.pcap" "$w" seen --filter $f >"$tmp/p.idx" &&
+			cmp -s "$tmp/editcap.idx" "$tmp/p.idx"; then
+			ok "$f --window ${w}ns == editcap -w $secs ($(wc -l <"$tmp/p.idx") kept)"
+		else
+			bad "$f --window ${w}ns differs from editcap -w $secs"
+			diff "$tmp/editcap.idx" "$tmp/p.idx" | head -5
+		fi
+	done
+done
+
+# 2. the definition, both modes, both fixtures
+for fx in tap tap-late; do
+	$ref expect-all "$root/pcap/$fx.pcap" "$tmp/$fx" "${windows[@]}"
+	for w in "${windows[@]}"; do
+		for mode in seen delivered; do
+			for f in exact qqhtd; do
+				if kept "$root/pcap/$fx.pcap" "$w" $mode --filter $f >"$tmp/p.idx" &&
+					cmp -s "$tmp/$fx.$mode.$w" "$tmp/p.idx"; then
+					ok "$fx $f $mode ${w}ns == definition ($(wc -l <"$tmp/p.idx"))"
+				else
+					bad "$fx $f $mode ${w}ns differs from the definition"
+				fi
+			done
+		done
+	done
+done
+# the fixtures exercise what they claim: windows and modes change the result
+[ "$(wc -l <"$tmp/tap.seen.100000")" -gt "$(wc -l <"$tmp/tap.seen.1000000000")" ] &&
+	! cmp -s "$tmp/tap.seen.10000000" "$tmp/tap.delivered.10000000" &&
+	ok "fixtures: the window and the mode change what is kept" ||
+	bad "fixtures do not exercise windows and modes"
+
+# 3. the delay histogram (exact measures every duplicate's delay)
+"$bin" --pcap-in "$root/pcap/tap.pcap" --filter exact --window 1s "${key[@]}" \
+	--stats-json "$tmp/h.json" >"$tmp/h.txt" 2>&1
+if python3 - "$tmp/h.json" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+h = o["delay_histogram"]
+assert o["window_ns"] == 10**9 and o["window_mode"] == "seen" and o["time"] == "pcap", o
+assert h["measured"] == o["total"]["duplicate"] > 0, (h["measured"], o["total"])
+assert sum(b["count"] for b in h["buckets"]) == h["measured"]
+assert all(b["count"] == 0 for b in h["buckets"] if b["from_ns"] >= 10**9), h
+assert h["buckets"][0]["from_ns"] == 0 and h["buckets"][-1]["to_ns"] is None
+assert o["total"]["no_timestamp"] == 0 and o["total"]["time_desync"] == 0
+assert sum(p["duplicate"] for p in o["ports"]) == o["total"]["duplicate"]
+PY
+then ok "delay histogram: every duplicate measured, none at or above 1 s"; else bad "histogram"; fi
+grep -q "delay from copy to duplicate" "$tmp/h.txt" && ok "histogram in the summary" ||
+	bad "no histogram in the summary"
+"$bin" --pcap-in "$root/pcap/tap.pcap" --filter qqhtd --stats-json "$tmp/n.json" >/dev/null 2>&1
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["delay_histogram"] is None' \
+	"$tmp/n.json" && ok "no histogram without times (qqhtd without a window)" ||
+	bad "histogram without times"
+
+# 4. option errors: status 2 and a message naming the option
+expect_2() {
+	local what=$1 rc=0
+	shift
+	"$bin" --pcap-in "$root/pcap/tap.pcap" "$@" >/dev/null 2>"$tmp/err" || rc=$?
+	if [ $rc -eq 2 ] && grep -q -- "$what" "$tmp/err"; then
+		ok "rejects $* ($(head -1 "$tmp/err"))"
+	else
+		bad "rc=$rc for $*: $(cat "$tmp/err")"
+	fi
+}
+expect_2 "qqhtd, timerbf, exact" --filter qht --window 1ms
+expect_2 "--window" --window 5
+expect_2 "--window" --window 0ms
+expect_2 "--window-mode" --window-mode delivered
+expect_2 "--window-mode" --window 1ms --window-mode both
+expect_2 "--f" --window 1ms --f 24
+[ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }

@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Reference for the window tests, independent of pktdedup's code (scapy decodes the
+frames; Debian's python3-scapy, so run with /usr/bin/python3):
+
+    window_ref.py normalise IN OUT       OUT: each frame as a packet broker compares it:
+                                         MACs zeroed, VLAN tags removed, IPv4 TTL and
+                                         header checksum (IPv6 hop limit) zeroed, cut at
+                                         the IP length; timestamps kept (nanoseconds)
+    window_ref.py indices-by-time IN OUT indices of IN's frames whose timestamps are in
+                                         OUT (IN's timestamps are unique)
+    window_ref.py indices-by-bytes IN OUT
+                                         indices of IN's frames that OUT holds: OUT is IN
+                                         with frames left out (greedy, in order; exact
+                                         when no frame occurs more than twice)
+    window_ref.py expect IN W MODE       indices of the frames a window of W ns keeps
+                                         (MODE seen or delivered), on normalised frames
+    window_ref.py expect-all IN PREFIX W...
+                                         the same for each W and both modes, into files
+                                         PREFIX.<mode>.<W> (one normalisation pass)
+
+The window definition (docs/windows.md): a frame at time t whose normalised bytes were
+seen before has a reference time T, the newest time among its earlier copies (seen) or
+the time of its last copy kept (delivered); it is a duplicate iff t <= T + W (a copy
+newer than the frame counts as within the window).
+"""
+import sys
+
+from scapy.all import Dot1AD, Dot1Q, Ether, IP, IPv6
+from scapy.utils import RawPcapReader, RawPcapWriter
+
+
+def records(path):
+    """(timestamp ns, frame bytes) of every record, nanosecond or microsecond pcap."""
+    r = RawPcapReader(path)
+    nano = getattr(r, "nano", False)
+    out = []
+    for data, meta in r:
+        sub = meta.tsusec if hasattr(meta, "tsusec") else meta.usec
+        out.append((meta.sec * 10 ** 9 + (sub if nano else sub * 1000), data))
+    r.close()
+    return out
+
+
+def normalise(frame):
+    p = Ether(frame)
+    p.src = p.dst = "00:00:00:00:00:00"
+    while isinstance(p.payload, (Dot1Q, Dot1AD)):
+        p.type = p.payload.type
+        p.payload = p.payload.payload
+    ip = p.payload  # the outer IP header only (scapy also decodes tunnels: VXLAN...)
+    if isinstance(ip, IP):
+        ip.ttl = 0
+        ip.chksum = 0
+        length = 14 + ip.len
+    elif isinstance(ip, IPv6):
+        ip.hlim = 0
+        length = 14 + 40 + ip.plen
+    else:
+        length = None
+    raw = bytes(p)
+    return raw[:length] if length is not None else raw
+
+
+def expect(path, window, mode, keys=None):
+    ref = {}  # normalised frame -> reference time
+    kept = []
+    recs = records(path)
+    if keys is None:
+        keys = [normalise(f) for _, f in recs]
+    for i, (t, _) in enumerate(recs):
+        k = keys[i]
+        dup = k in ref and t <= ref[k] + window
+        if mode == "seen":
+            ref[k] = max(ref.get(k, t), t)
+        elif not dup:
+            ref[k] = t
+        if not dup:
+            kept.append(i)
+    return kept
+
+
+def indices_by_time(inp, out):
+    where = {t: i for i, (t, _) in enumerate(records(inp))}
+    return [where[t] for t, _ in records(out)]
+
+
+def indices_by_bytes(inp, out):
+    frames = [f for _, f in records(inp)]
+    idx, j = [], 0
+    for _, f in records(out):
+        while frames[j] != f:
+            j += 1
+        idx.append(j)
+        j += 1
+    return idx
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "normalise":
+        w = RawPcapWriter(sys.argv[3], linktype=1, nano=True, sync=True)
+        w.write_header(None)
+        for t, frame in records(sys.argv[2]):
+            w.write_packet(normalise(frame), sec=t // 10 ** 9, usec=t % 10 ** 9)
+        w.close()
+    elif cmd == "indices-by-time":
+        print("\n".join(map(str, indices_by_time(sys.argv[2], sys.argv[3]))))
+    elif cmd == "indices-by-bytes":
+        print("\n".join(map(str, indices_by_bytes(sys.argv[2], sys.argv[3]))))
+    elif cmd == "expect-all":
+        keys = [normalise(f) for _, f in records(sys.argv[2])]
+        for w in sys.argv[4:]:
+            for mode in ("seen", "delivered"):
+                with open("%s.%s.%s" % (sys.argv[3], mode, w), "w") as fh:
+                    kept = expect(sys.argv[2], int(w), mode, keys)
+                    fh.write("".join("%d\n" % i for i in kept))
+    elif cmd == "expect":
+        if sys.argv[4] not in ("seen", "delivered"):
+            sys.exit("mode: seen or delivered")
+        print("\n".join(map(str, expect(sys.argv[2], int(sys.argv[3]), sys.argv[4]))))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
