@@ -25,8 +25,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sel = data[0];
 	pd_key_config_init(&c, (enum pd_key_mode)(sel % PD_KEY_MODE_COUNT));
 	c.ignore = (sel >> 2) & 15;
+	/* the later options ride on the same bits: every combination still comes up */
+	if (c.ignore & 8)
+		c.ignore |= PD_IGNORE_TCP_SEQ | PD_IGNORE_MAC;
+	if (c.ignore & 4)
+		c.ignore |= PD_IGNORE_VLAN;
 	c.from = (sel & 0x40) ? PD_FROM_L2 : PD_FROM_L3;
 	c.frag = (sel & 0x80) ? PD_FRAG_L3 : PD_FRAG_UNPARSEABLE;
+	if (c.mode == PD_KEY_PACKET && (sel & 0x80)) {
+		c.from = (sel & 0x40) ? PD_FROM_L4 : c.from;
+		c.compare_bytes = (sel & 0x10) ? 1u + sel % 61u : 0;
+	}
+	c.vlan = (sel & 0x22) == 0x22 ? PD_VLAN_SEPARATE : (sel & 0x20) ? PD_VLAN_IGNORE :
+								     PD_VLAN_DEFAULT;
 	if (c.mode == PD_KEY_CLICK && (sel & 0x40))
 		memcpy(c.click_param, "id", 3);
 	len = size - 1;
