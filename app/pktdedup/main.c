@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -638,6 +639,17 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	pd_app.tsc_ns_mult = (1000000000ULL << 32) / rte_get_tsc_hz();
+	{
+		/* inline packet times are TSC-based but counted from the epoch, so that the
+		 * times a --snapshot carries stay in the past after a restart or a reboot */
+		__extension__ typedef unsigned __int128 u128;
+		struct timespec now;
+		uint64_t tsc = (uint64_t)(((u128)rte_rdtsc() * pd_app.tsc_ns_mult) >> 32);
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		pd_app.tsc_ns_offset = (uint64_t)now.tv_sec * 1000000000ULL +
+				       (uint64_t)now.tv_nsec - tsc;
+	}
 
 	/* ports: the pair, one port, or the default */
 	nb_ports = rte_eth_dev_count_avail();

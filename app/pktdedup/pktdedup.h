@@ -140,7 +140,8 @@ struct pd_app {
 	int time_dynfield;          /* mbuf offset of the packet's time (dispatch, timed) */
 	enum pd_time_src time_src;
 	int want_delay;             /* the filter reports delays: fill the histogram */
-	uint64_t tsc_ns_mult;       /* ns = tsc * mult >> 32 */
+	uint64_t tsc_ns_mult;       /* ns = (tsc * mult >> 32) + offset: wall-clock ns, so */
+	uint64_t tsc_ns_offset;     /* that times in a snapshot survive a reboot */
 	struct rte_mempool *pool;
 	/* the ports' own counters, read when the workers have stopped: packets a port
 	 * lost before pktdedup saw them (no mbuf, full RX ring, errors) */

@@ -63,12 +63,12 @@ static inline unsigned delay_bucket(uint64_t ns)
 	return lo;
 }
 
-/* The TSC now, in ns (inline time). */
+/* The TSC now, as ns since the epoch (inline time; the offset is set once at start). */
 static inline uint64_t tsc_ns(void)
 {
 	__extension__ typedef unsigned __int128 u128;
 
-	return (uint64_t)(((u128)rte_rdtsc() * pd_app.tsc_ns_mult) >> 32);
+	return (uint64_t)(((u128)rte_rdtsc() * pd_app.tsc_ns_mult) >> 32) + pd_app.tsc_ns_offset;
 }
 
 /* The times of a received burst: the next pcap records' timestamps, or the TSC now. */
