@@ -103,6 +103,20 @@ void pd_prng_seed(struct pd_prng *r, uint64_t seed)
 	}
 }
 
+unsigned pd_window_shift(uint64_t window, unsigned bits)
+{
+	unsigned s = 0;
+
+	while ((window >> s) >= (1ULL << (bits - 1)))
+		s++;
+	return s;
+}
+
+uint64_t pd_window_units(uint64_t window, unsigned shift)
+{
+	return shift == 0 ? window : (window >> shift) - 1;
+}
+
 int pd_filter_params_resolve(const struct pd_filter_params *in, struct pd_filter_params *out,
 			     struct pd_error *err)
 {

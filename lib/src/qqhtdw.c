@@ -376,20 +376,6 @@ unsigned pd_qqhtdw_max_b(unsigned f)
 	return f == 16 ? 14 : f == 32 ? 7 : 0;
 }
 
-unsigned pd_window_shift(uint64_t window, unsigned age_bits)
-{
-	unsigned s = 0;
-
-	while ((window >> s) >= (1ULL << (age_bits - 1)))
-		s++;
-	return s;
-}
-
-uint64_t pd_window_units(uint64_t window, unsigned shift)
-{
-	return shift == 0 ? window : (window >> shift) - 1;
-}
-
 struct pd_filter *pd_qqhtdw_create(const struct pd_filter_params *p, struct pd_error *err)
 {
 	struct qw *q = calloc(1, sizeof(*q));
