@@ -62,12 +62,10 @@ def normalise(frame):
     return raw[:length] if length is not None else raw
 
 
-def expect(path, window, mode, keys=None):
+def expect(recs, keys, window, mode):
+    """recs: records(); keys: their normalised frames."""
     ref = {}  # normalised frame -> reference time
     kept = []
-    recs = records(path)
-    if keys is None:
-        keys = [normalise(f) for _, f in recs]
     for i, (t, _) in enumerate(recs):
         k = keys[i]
         dup = k in ref and t <= ref[k] + window
@@ -108,17 +106,17 @@ def main():
         print("\n".join(map(str, indices_by_time(sys.argv[2], sys.argv[3]))))
     elif cmd == "indices-by-bytes":
         print("\n".join(map(str, indices_by_bytes(sys.argv[2], sys.argv[3]))))
-    elif cmd == "expect-all":
-        keys = [normalise(f) for _, f in records(sys.argv[2])]
-        for w in sys.argv[4:]:
+    elif cmd in ("expect", "expect-all"):
+        recs = records(sys.argv[2])
+        keys = [normalise(f) for _, f in recs]
+        if cmd == "expect":
+            if sys.argv[4] not in ("seen", "delivered"):
+                sys.exit("mode: seen or delivered")
+            print("\n".join(map(str, expect(recs, keys, int(sys.argv[3]), sys.argv[4]))))
+        for w in sys.argv[4:] if cmd == "expect-all" else ():
             for mode in ("seen", "delivered"):
                 with open("%s.%s.%s" % (sys.argv[3], mode, w), "w") as fh:
-                    kept = expect(sys.argv[2], int(w), mode, keys)
-                    fh.write("".join("%d\n" % i for i in kept))
-    elif cmd == "expect":
-        if sys.argv[4] not in ("seen", "delivered"):
-            sys.exit("mode: seen or delivered")
-        print("\n".join(map(str, expect(sys.argv[2], int(sys.argv[3]), sys.argv[4]))))
+                    fh.write("".join("%d\n" % i for i in expect(recs, keys, int(w), mode)))
     else:
         sys.exit(__doc__)
 

@@ -115,13 +115,9 @@ static int qqhtdw_plan(struct pd_filter_params *p, double target, struct pd_erro
 		return pd_err(err, PD_EINVAL,
 			      "qht_b: %u; a windowed qqhtd row holds at most 14 buckets of 16 "
 			      "bits or 7 of 32 bits", p->qht_b);
-	if (p->qht_f == 0) {
-		unsigned b = p->qht_b != 0 ? p->qht_b : 1;
-
-		p->qht_f = qht_fpr(PD_FILTER_QQHTD, b, 16) <= target && b <= 14 ? 16 : 32;
-		if (p->qht_f == 32 && p->qht_b > 7)
-			p->qht_f = 16; /* b fixed above 7: only 16-bit entries hold it */
-	}
+	if (p->qht_f == 0) /* b above 7 fits only 16-bit entries */
+		p->qht_f = p->qht_b > 7 ||
+			   qht_fpr(PD_FILTER_QQHTD, p->qht_b ? p->qht_b : 1, 16) <= target ? 16 : 32;
 	if (p->qht_b == 0) {
 		p->qht_b = 1;
 		while (p->qht_b < pd_qqhtdw_max_b(p->qht_f) &&
