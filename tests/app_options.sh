@@ -60,6 +60,8 @@ bad "--rx-desc" "${p[@]}" --rx-desc 1000
 bad "--tx-desc" "${p[@]}" --tx-desc 16
 bad "--mbufs" "${p[@]}" --mbufs 10
 bad "--pcap-out" --no-huge -- --pcap-out "$tmp/o.pcap"
+ln -s "$in" "$tmp/link.pcap"
+bad "the same file as --pcap-in" "${p[@]}" --pcap-out "$tmp/link.pcap"
 bad "--stats-interval" "${p[@]}" --stats-interval 0
 bad "--stats-interval" "${p[@]}" --stats-interval 5parsecs
 bad "--snapshot-interval" "${p[@]}" --snapshot-interval 10s

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # pktdedup end to end through net_pcap, on the bundled fixture pcap/dups.pcap whose
 # duplicates the generator knows:
-#  - exact filter, whole-frame keys: the output equals `editcap -D` (Wireshark) on the
-#    same file, frame for frame, in order;
+#  - exact filter, whole-frame keys: the output file equals `editcap -D`'s (Wireshark) on
+#    the same file, byte for byte (input timestamps kept; nanosecond pcaps stay so);
 #  - exact filter, packet keys (TTL/checksum masked): the output is the input minus the
 #    generator's duplicates, in order;
 #  - mark: every frame out, exactly the duplicates carrying the DSCP, checksum redone;
-#  - count: output equals input; the JSON counters match the generator's counts;
+#  - a write error on --pcap-out fails the run;
+#  - count: the output file is the input file; the JSON counters match the generator's counts;
 #  - two workers with software dispatch find every duplicate the single worker finds.
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
@@ -23,8 +24,9 @@ check_counts() { # json variant action
 	# the port's own counters agree with ours; no mbuf left behind
 	python3 -c 'import json,sys
 j = json.load(open(sys.argv[1])); p = j["ports"][0]
+tx = j["total"]["tx"] if j["tx_to"] == "ports" else 0  # --pcap-out: written by pktdedup
 sys.exit(0 if j["accounted"] and j["mbufs_in_use"] == 0 and p["ipackets"] == j["total"]["rx"]
-         and p["opackets"] == j["total"]["tx"] and p["rx_nombuf"] + p["imissed"] == 0 else 1)' "$1" ||
+         and p["opackets"] == tx and p["rx_nombuf"] + p["imissed"] == 0 else 1)' "$1" ||
 		{ echo "FAIL: accounting, mbufs or port counters ($2 $3)" >&2; exit 1; }
 	case $3 in
 	drop) [ "$(json "$1" tx)" -eq $((n - dups)) ] && [ "$(json "$1" dropped)" -eq "$dups" ] ;;
@@ -42,8 +44,26 @@ $tool frames "$tmp/editcap.pcap" >"$tmp/editcap.txt"
 $tool frames "$tmp/l2.pcap" >"$tmp/l2.txt"
 diff -q "$tmp/editcap.txt" "$tmp/l2.txt" >/dev/null ||
 	{ echo "FAIL: output differs from editcap -D ($(wc -l <"$tmp/editcap.txt") vs $(wc -l <"$tmp/l2.txt") frames)" >&2; exit 1; }
-echo "ok: packet key from L2, nothing ignored = editcap -D: $(wc -l <"$tmp/l2.txt") of $n frames"
+# the files themselves: the same header and records (input timestamps and lengths)
+cmp "$tmp/editcap.pcap" "$tmp/l2.pcap" ||
+	{ echo "FAIL: same frames as editcap -D, but not the same file" >&2; exit 1; }
+echo "ok: packet key from L2, nothing ignored = editcap -D, byte for byte: $(wc -l <"$tmp/l2.txt") of $n frames"
 check_counts "$tmp/l2.json" packet-l2-none drop
+# a nanosecond pcap stays one, timestamps to the nanosecond
+"$bin" --pcap-in "$root/pcap/tap.pcap" --pcap-out "$tmp/tap.pcap" --filter exact --key packet \
+	--compare-from l2 --ignore none >/dev/null 2>&1
+editcap -F nsecpcap -D 1000000 "$root/pcap/tap.pcap" "$tmp/tap-editcap.pcap" >/dev/null
+cmp "$tmp/tap-editcap.pcap" "$tmp/tap.pcap" ||
+	{ echo "FAIL: nanosecond pcap/tap.pcap: not editcap -F nsecpcap -D's file" >&2; exit 1; }
+echo "ok: nanosecond pcap/tap.pcap = editcap -F nsecpcap -D, byte for byte"
+# a write error is an error
+if "$bin" --pcap-in "$in" --pcap-out /dev/full >/dev/null 2>"$tmp/full.err"; then
+	echo "FAIL: --pcap-out /dev/full succeeded" >&2
+	exit 1
+fi
+grep -q "pcap-out /dev/full: writing failed" "$tmp/full.err" ||
+	{ echo "FAIL: --pcap-out /dev/full: no message" >&2; cat "$tmp/full.err" >&2; exit 1; }
+echo "ok: --pcap-out /dev/full: exit 1, $(grep -o 'writing failed.*' "$tmp/full.err")"
 
 # 2. packet keys with TTL and checksum masked: input minus the generator's duplicates
 for v in packet flow srcip; do
@@ -67,7 +87,7 @@ check_counts "$tmp/mark.json" packet mark
 # 4. count: output = input
 "$bin" --pcap-in "$in" --pcap-out "$tmp/count.pcap" --filter exact --key packet \
 	--action count --stats-json "$tmp/count.json" >/dev/null 2>&1
-cmp -s <($tool frames "$in") <($tool frames "$tmp/count.pcap") || { echo "FAIL: count" >&2; exit 1; }
+cmp -s "$in" "$tmp/count.pcap" || { echo "FAIL: count: output is not the input file" >&2; exit 1; }
 check_counts "$tmp/count.json" packet count
 
 # 5. two workers, software dispatch: copies of a key always meet on one worker

@@ -49,6 +49,8 @@ static void on_signal(int sig)
 struct pcap_scan {
 	uint64_t frames;
 	uint32_t max_caplen;
+	int snaplen;
+	int nano;    /* nanosecond timestamps (pcap magic a1b23c4d, or pcapng) */
 	int damaged; /* a bad record: the frames before it are replayed, status 1 */
 };
 
@@ -72,6 +74,18 @@ static int scan_pcap(const char *path, struct pcap_scan *s)
 	}
 	s->frames = 0;
 	s->max_caplen = 0;
+	s->snaplen = pcap_snapshot(pc);
+	{
+		/* libpcap scales a nanosecond file to what it was opened with: ask the magic */
+		FILE *f = fopen(path, "rb");
+		uint32_t magic = 0;
+
+		if (f == NULL || fread(&magic, sizeof(magic), 1, f) != 1)
+			magic = 0;
+		if (f != NULL)
+			fclose(f);
+		s->nano = magic != 0xa1b2c3d4 && magic != 0xd4c3b2a1;
+	}
 	while ((rc = pcap_next_ex(pc, &h, &d)) == 1) {
 		s->frames++;
 		if (h->caplen > s->max_caplen)
@@ -83,6 +97,51 @@ static int scan_pcap(const char *path, struct pcap_scan *s)
 			" those frames are processed and written, the rest of the file is not"
 			" (exit status 1)\n", path, pcap_geterr(pc), s->frames);
 	pcap_close(pc);
+	return 0;
+}
+
+/* --pcap-out: a pcap file with the input's link type, snap length and precision. */
+static int out_open(const struct pd_app_config *c, const struct pcap_scan *s,
+		    struct pd_worker *w)
+{
+	pcap_t *dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, s->snaplen,
+		s->nano ? PCAP_TSTAMP_PRECISION_NANO : PCAP_TSTAMP_PRECISION_MICRO);
+
+	if (dead == NULL) {
+		fprintf(stderr, "pktdedup: --pcap-out: out of memory\n");
+		return -1;
+	}
+	w->out = pcap_dump_open(dead, c->pcap_out);
+	if (w->out == NULL)
+		fprintf(stderr, "pktdedup: --pcap-out: %s\n", pcap_geterr(dead));
+	pcap_close(dead); /* the dumper keeps what it needs */
+	if (w->out == NULL)
+		return -1;
+	pd_app.out_nano = s->nano;
+	w->out_cap = s->max_caplen > 0 ? s->max_caplen : 1;
+	w->out_buf = rte_malloc_socket("pd_out", w->out_cap, RTE_CACHE_LINE_SIZE,
+				       (int)rte_lcore_to_socket_id(w->lcore));
+	if (w->out_buf == NULL) {
+		fprintf(stderr, "pktdedup: --pcap-out: cannot allocate %u bytes\n", w->out_cap);
+		return -1;
+	}
+	return 0;
+}
+
+/* --pcap-out: flush and close; a write error (a full disk) fails the run. */
+static int out_close(const struct pd_app_config *c, struct pd_worker *w)
+{
+	FILE *f = pcap_dump_file(w->out);
+	int bad = pcap_dump_flush(w->out) != 0 || ferror(f);
+	int err = errno;
+
+	pcap_dump_close(w->out);
+	w->out = NULL;
+	if (bad) {
+		fprintf(stderr, "pktdedup: error: --pcap-out %s: writing failed: %s\n",
+			c->pcap_out, strerror(err));
+		return -1;
+	}
 	return 0;
 }
 
@@ -99,8 +158,8 @@ static int replay_eal_args(const struct pd_app_config *c, char *prog, char **out
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int n = 0, len;
 
-	if (has_comma(c->pcap_in) || (c->pcap_out && has_comma(c->pcap_out))) {
-		fprintf(stderr, "pktdedup: --pcap-in/--pcap-out: file names with ',' cannot be"
+	if (has_comma(c->pcap_in)) {
+		fprintf(stderr, "pktdedup: --pcap-in: file names with ',' cannot be"
 			" passed to net_pcap\n");
 		return -1;
 	}
@@ -113,10 +172,9 @@ static int replay_eal_args(const struct pd_app_config *c, char *prog, char **out
 		snprintf(lcores, sizeof(lcores), "(0-%u)@(0-%ld)", workers - 1, ncpu - 1);
 	len = snprintf(vdev, sizeof(vdev), "net_pcap0,rx_pcap=%s", c->pcap_in);
 	for (unsigned i = 0; i < workers; i++)
-		len += snprintf(vdev + len, sizeof(vdev) - (size_t)len, ",tx_pcap=%s",
-				c->pcap_out && i == 0 ? c->pcap_out : "/dev/null");
+		len += snprintf(vdev + len, sizeof(vdev) - (size_t)len, ",tx_pcap=/dev/null");
 	if ((size_t)len >= sizeof(vdev)) {
-		fprintf(stderr, "pktdedup: --pcap-in/--pcap-out: path too long\n");
+		fprintf(stderr, "pktdedup: --pcap-in: path too long\n");
 		return -1;
 	}
 	snprintf(prefix, sizeof(prefix), "pktdedup-%ld", (long)getpid());
@@ -335,6 +393,8 @@ static int write_json(const char *path, double secs, unsigned mbufs_in_use)
 		fp->window, fp->window == 0 ? "none" :
 		fp->window_mode == PD_WINDOW_SEEN ? "seen" : "delivered", time_src_name());
 	json_delays(o, &t);
+	/* with --pcap-out the forwarded frames go to the file, not through the port's TX */
+	fprintf(o, "  \"tx_to\": \"%s\",\n", pd_app.cfg.pcap_out != NULL ? "pcap-out" : "ports");
 	fprintf(o, "  \"mbufs_in_use\": %u,\n", mbufs_in_use);
 	fprintf(o, "  \"accounted\": %s,\n  \"total\": {\n", identity_holds(&t) ? "true" : "false");
 	json_counters(o, &t, "    ");
@@ -620,6 +680,7 @@ int main(int argc, char **argv)
 	/* time: for a window, and for the exact filter's delays (its histogram) */
 	if (c->filter.window != 0 || c->filter.type == PD_FILTER_EXACT)
 		pd_app.time_src = c->pcap_in != NULL ? PD_TIME_PCAP : PD_TIME_TSC;
+	pd_app.read_records = pd_app.time_src == PD_TIME_PCAP || c->pcap_out != NULL;
 	pd_app.pcap_packets = UINT64_MAX;
 	if (c->pcap_in != NULL) {
 		if (scan_pcap(c->pcap_in, &scan) != 0)
@@ -774,6 +835,20 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (c->pcap_out != NULL) {
+		static const struct rte_mbuf_dynfield rf = {
+			.name = "pktdedup_pcap_record", .size = sizeof(struct pd_pcap_rec),
+			.align = __alignof__(struct pd_pcap_rec),
+		};
+
+		pd_app.rec_dynfield = rte_mbuf_dynfield_register(&rf);
+		if (pd_app.rec_dynfield < 0) {
+			fprintf(stderr, "pktdedup: mbuf field: %s\n", rte_strerror(rte_errno));
+			status = 1;
+			goto out;
+		}
+	}
+
 	/* RX queues: with RSS, queue q of each port goes to worker q; otherwise one queue
 	 * per port, on worker 0 (software dispatch spreads the keys). TX: one per worker. */
 	for (unsigned p = 0; p < nports; p++) {
@@ -799,8 +874,8 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* replay with time: the receiving worker reads the timestamps from the file */
-	for (unsigned i = 0; pd_app.time_src == PD_TIME_PCAP && i < pd_app.nworkers; i++) {
+	/* replay with time or --pcap-out: the receiving worker reads the records too */
+	for (unsigned i = 0; pd_app.read_records && i < pd_app.nworkers; i++) {
 		char errbuf[PCAP_ERRBUF_SIZE];
 
 		if (pd_app.w[i]->n_rxq == 0)
@@ -812,6 +887,11 @@ int main(int argc, char **argv)
 			status = 1;
 			goto stop;
 		}
+	}
+
+	if (c->pcap_out != NULL && out_open(c, &scan, pd_app.w[0]) != 0) {
+		status = 1;
+		goto stop;
 	}
 
 	if (pd_snap_prepare() != 0) {
@@ -884,6 +964,8 @@ int main(int argc, char **argv)
 			memset(&pd_app.port_stats[p], 0, sizeof(pd_app.port_stats[p]));
 	}
 	close_ports(ports, nports); /* the PMDs give back the mbufs they hold */
+	if (c->pcap_out != NULL && out_close(c, pd_app.w[0]) != 0)
+		status = 1;
 	{
 		double secs = pd_now_s() - t0;
 		unsigned in_use = rte_mempool_in_use_count(pd_app.pool);
@@ -923,6 +1005,9 @@ stop:
 		rte_free(pd_app.w[i]->keybuf);
 		if (pd_app.w[i]->ts_reader != NULL)
 			pcap_close(pd_app.w[i]->ts_reader);
+		if (pd_app.w[i]->out != NULL)
+			pcap_dump_close(pd_app.w[i]->out);
+		rte_free(pd_app.w[i]->out_buf);
 		rte_free(pd_app.w[i]);
 	}
 out:

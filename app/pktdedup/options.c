@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../common/cli.h"
 #include "pktdedup.h"
@@ -67,7 +68,8 @@ void pd_app_usage(FILE *out)
 		"\n"
 		"pcap replay:\n"
 		"  --pcap-in FILE       input pcap (Ethernet); sets up EAL itself\n"
-		"  --pcap-out FILE      output pcap (default: none)\n"
+		"  --pcap-out FILE      output pcap: the forwarded frames with their input\n"
+		"                       timestamps (default: none)\n"
 		"\n"
 		"State across restarts (docs/app.md):\n"
 		"  --snapshot FILE      load the filters from FILE at start if it exists; write\n"
@@ -164,6 +166,15 @@ struct seen {
 	const char *dscp, *dup_port, *pcap_out, *dispatch, *snap_int, *snap_pol, *wmode;
 };
 
+/* Whether two paths name one existing file (writing one would truncate the other). */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
 static int check(struct pd_app_config *c, const struct seen *s)
 {
 	if (cli_key_check(&c->key, &s->key) != 0)
@@ -185,6 +196,8 @@ static int check(struct pd_app_config *c, const struct seen *s)
 		return cli_bad("--snapshot", c->snapshot, "the same file as --pcap-in");
 	if (s->pcap_out && c->pcap_in == NULL)
 		return cli_bad("--pcap-out", s->pcap_out, "needs --pcap-in");
+	if (c->pcap_out != NULL && c->pcap_in != NULL && same_file(c->pcap_in, c->pcap_out))
+		return cli_bad("--pcap-out", s->pcap_out, "the same file as --pcap-in");
 	if (c->pcap_in != NULL) {
 		if (c->nports != 0)
 			return cli_bad("--ports", "", "--pcap-in makes its own port");

@@ -27,6 +27,12 @@ enum pd_action { PD_ACTION_DROP, PD_ACTION_MARK, PD_ACTION_COUNT };
  * (replay), or the TSC read once per received burst (inline). */
 enum pd_time_src { PD_TIME_NONE, PD_TIME_PCAP, PD_TIME_TSC };
 
+/* --pcap-out: what the input's record said about a frame (an mbuf field) */
+struct pd_pcap_rec {
+	uint64_t ts;      /* ns since the epoch */
+	uint32_t wirelen; /* the record's original length */
+};
+
 /*
  * Histogram of the delay between a duplicate and the copy it matched: [0, 1 us),
  * then 1-2-5 steps up to 10 s ([1, 2) us, [2, 5) us, ..., [5, 10) s), then >= 10 s.
@@ -122,6 +128,10 @@ struct pd_worker {
 	uint64_t last_ts;   /* time of the last packet (replay: for one without a stamp) */
 	void *ts_reader;    /* replay: a pcap_t reading the input's records alongside the
 			     * port (DPDK's pcap PMD gives no timestamps) */
+	void *out;          /* --pcap-out: a pcap_dumper_t writing the forwarded frames with
+			     * their input records' times and lengths (worker 0, the only) */
+	uint8_t *out_buf;   /* --pcap-out: multi-segment frames linearised, out_cap bytes */
+	uint32_t out_cap;
 	struct pd_counters c __rte_cache_aligned;
 	struct pd_txbuf tx[RTE_MAX_ETHPORTS] __rte_cache_aligned;
 	uint8_t *scratch;   /* linearised multi-segment frames */
@@ -139,6 +149,10 @@ struct pd_app {
 	int hash_dynfield;          /* mbuf offset of the key hash (dispatch) */
 	int time_dynfield;          /* mbuf offset of the packet's time (dispatch, timed) */
 	enum pd_time_src time_src;
+	int read_records;           /* replay: read the input's records alongside the port
+				     * (for times, or for --pcap-out) */
+	int rec_dynfield;           /* --pcap-out: mbuf offset of struct pd_pcap_rec */
+	int out_nano;               /* --pcap-out: nanosecond timestamps (as the input) */
 	int want_delay;             /* the filter reports delays: fill the histogram */
 	uint64_t tsc_ns_mult;       /* ns = (tsc * mult >> 32) + offset: wall-clock ns, so */
 	uint64_t tsc_ns_offset;     /* that times in a snapshot survive a reboot */

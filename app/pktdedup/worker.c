@@ -15,6 +15,10 @@
  * timestamps; a frame whose length differs from its record is counted as time_desync).
  * A dispatched packet carries its time to its owner in an mbuf field.
  *
+ * Replay with --pcap-out: the one worker writes the forwarded frames itself, with libpcap,
+ * each with its input record's timestamp and original length (the pcap PMD's TX would
+ * stamp the time of writing); the port's TX is not used.
+ *
  * Accounting, per worker: rx + dispatched_in = tx + dropped + tx_failed +
  * dispatched_out + dispatch_failed; summed over workers dispatched_in = dispatched_out,
  * so rx = tx + dropped + tx_failed + dispatch_failed in total.
@@ -38,6 +42,11 @@ static inline uint64_t *hash_field(struct rte_mbuf *m)
 static inline uint64_t *time_field(struct rte_mbuf *m)
 {
 	return RTE_MBUF_DYNFIELD(m, pd_app.time_dynfield, uint64_t *);
+}
+
+static inline struct pd_pcap_rec *rec_field(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, pd_app.rec_dynfield, struct pd_pcap_rec *);
 }
 
 /* 1-2-5 steps from 1 us to 10 s: the lower bound of buckets 1..22. */
@@ -71,7 +80,11 @@ static inline uint64_t tsc_ns(void)
 	return (uint64_t)(((u128)rte_rdtsc() * pd_app.tsc_ns_mult) >> 32) + pd_app.tsc_ns_offset;
 }
 
-/* The times of a received burst: the next pcap records' timestamps, or the TSC now. */
+/*
+ * The times of a received burst: the TSC now (inline), or the next records of the input
+ * (replay, read in step with the port): their timestamps, and with --pcap-out the
+ * timestamp and original length of each frame, kept in the mbuf for the writer.
+ */
 static inline void burst_times(struct pd_worker *w, struct rte_mbuf **m, unsigned n,
 			       uint64_t *t)
 {
@@ -85,6 +98,7 @@ static inline void burst_times(struct pd_worker *w, struct rte_mbuf **m, unsigne
 	for (unsigned i = 0; i < n; i++) {
 		struct pcap_pkthdr *hd;
 		const u_char *d;
+		uint32_t wire = m[i]->pkt_len;
 
 		if (pcap_next_ex(w->ts_reader, &hd, &d) == 1) {
 			/* opened with nanosecond precision: tv_usec holds ns */
@@ -92,11 +106,44 @@ static inline void burst_times(struct pd_worker *w, struct rte_mbuf **m, unsigne
 				     (uint64_t)hd->ts.tv_usec;
 			if (unlikely(hd->caplen != m[i]->pkt_len))
 				w->c.time_desync++;
+			else if (hd->len > wire)
+				wire = hd->len;
 		} else {
 			w->c.no_timestamp++; /* timed as the frame before */
 		}
 		t[i] = w->last_ts;
+		if (w->out != NULL) {
+			rec_field(m[i])->ts = w->last_ts;
+			rec_field(m[i])->wirelen = wire;
+		}
 	}
+}
+
+/*
+ * --pcap-out: write frames as pcap records with their input records' timestamps and
+ * original lengths (DPDK's pcap PMD would stamp the time of writing), then free them.
+ */
+static void out_write(struct pd_worker *w, struct rte_mbuf **m, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct pd_pcap_rec *r = rec_field(m[i]);
+		const uint8_t *p = m[i]->pkt_len <= w->out_cap ?
+			rte_pktmbuf_read(m[i], 0, m[i]->pkt_len, w->out_buf) : NULL;
+		struct pcap_pkthdr hd;
+
+		if (unlikely(p == NULL)) {
+			w->c.tx_failed++;
+			continue;
+		}
+		hd.ts.tv_sec = (time_t)(r->ts / 1000000000ULL);
+		hd.ts.tv_usec = (suseconds_t)(pd_app.out_nano ? r->ts % 1000000000ULL :
+					      r->ts % 1000000000ULL / 1000);
+		hd.caplen = m[i]->pkt_len;
+		hd.len = r->wirelen;
+		pcap_dump(w->out, &hd, p);
+		w->c.tx++;
+	}
+	rte_pktmbuf_free_bulk(m, n);
 }
 
 /* One filter call: with times when the filter needs them, delays into the histogram. */
@@ -128,6 +175,11 @@ static void tx_flush(struct pd_worker *w, uint16_t port)
 	struct pd_txbuf *b = &w->tx[port];
 	uint16_t sent = 0;
 
+	if (w->out != NULL) { /* replay with --pcap-out: one port, its frames go to the file */
+		out_write(w, b->m, b->n);
+		b->n = 0;
+		return;
+	}
 	for (unsigned tries = 0; sent < b->n && tries < PD_APP_TX_RETRIES; tries++)
 		sent += rte_eth_tx_burst(port, w->txq, b->m + sent, (uint16_t)(b->n - sent));
 	w->c.tx += sent;
@@ -383,7 +435,7 @@ int pd_worker_main(void *arg)
 			w->c.rx += n;
 			w->c.port_rx[w->rxq[q].port] += n;
 			last_rx = rte_rdtsc();
-			if (pd_app.time_src != PD_TIME_NONE)
+			if (pd_app.time_src == PD_TIME_TSC || pd_app.read_records)
 				burst_times(w, pkts, n, rxt);
 			if (pd_app.dispatching)
 				dispatch_burst(w, pkts, n, rxt);
