@@ -34,8 +34,12 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
+/* SSE2 for f = 16 on x86; -DPD_NO_SIMD builds the portable path (tests/ check both) */
+#if defined(__SSE2__) && !defined(PD_NO_SIMD)
+#define QW_SSE2 1
 #include <emmintrin.h>
+#else
+#define QW_SSE2 0
 #endif
 
 #include "filter_private.h"
@@ -91,96 +95,101 @@ _Static_assert(sizeof(struct qw_row32) == QW_ROW, "row32 is one cache line");
 		}                                                                               \
 		for (unsigned i = 0; i < n; i++) {                                              \
 			struct ROW *r = row[i];                                                 \
-			uint64_t now = ts[i] >> q->shift;                                       \
-			/* ages are relative to the row's time: the key is fwd units after it, \
+			const uint64_t now = ts[i] >> q->shift, rt = r->time;                   \
+			/* ages are relative to the row's time: the key is fwd units after it,  \
 			 * or back units before it */                                           \
-			uint64_t back = now < r->time ? r->time - now : 0;                      \
-			uint64_t fwd = now > r->time ? now - r->time : 0;                       \
-			uint64_t best = UINT64_MAX, newage;                                     \
+			const uint64_t back = now < rt ? rt - now : 0;                          \
+			const uint64_t fwd = now > rt ? now - rt : 0;                           \
+			/* a match: age + fwd - back <= W_units, unsaturated (none when         \
+			 * fwd > W_units); no branch on the row's contents (see qw_burst16) */  \
+			const uint64_t reach = fwd <= q->w_units;                               \
+			uint64_t limit = reach ? q->w_units - fwd + back : 0;                   \
+			uint64_t best = UINT64_MAX, newage, delta;                              \
 			int dup;                                                                \
                                                                                                 \
 			if (i + ahead < n)                                                      \
 				pd_prefetch_w(row[i + ahead]);                                  \
-			if (now > q->latest)                                                    \
-				q->latest = now;                                                \
-			if (fwd <= q->w_units) {                                                \
-				/* a match: age + fwd - back <= W_units, unsaturated */         \
-				uint64_t limit = q->w_units - fwd + back;                       \
+			q->latest = now > q->latest ? now : q->latest;                          \
+			limit = limit > amax - 1 ? amax - 1 : limit;                            \
+			for (unsigned j = 0; j < b; j++) {                                      \
+				const uint64_t age = (uint64_t)(r->e[j] >> FB);                 \
+				const uint64_t hit = reach & ((r->e[j] & fmask) == fp[i]) &     \
+						     (age <= limit);                            \
+				const uint64_t cand = age | (hit - 1); /* UINT64_MAX unless hit */ \
                                                                                                 \
-				if (limit > amax - 1)                                           \
-					limit = amax - 1;                                       \
-				for (unsigned j = 0; j < b; j++) {                              \
-					uint64_t age = (uint64_t)(r->e[j] >> FB);               \
-                                                                                                \
-					if ((r->e[j] & fmask) == fp[i] && age <= limit &&       \
-					    age < best)                                         \
-						best = age;                                     \
-				}                                                               \
+				best = cand < best ? cand : best;                               \
 			}                                                                       \
 			dup = best != UINT64_MAX;                                               \
 			v[i] = (uint8_t)dup;                                                    \
 			if (d != NULL)                                                          \
-				d[i] = dup && best + fwd > back ? (best + fwd - back) << q->shift \
-								: 0;                            \
-			if (dup && q->mode == PD_WINDOW_DELIVERED)                              \
+				d[i] = dup && best + fwd > back ? (best + fwd - back) << q->shift : 0; \
+			if (q->mode == PD_WINDOW_DELIVERED && dup)                              \
 				continue;                                                       \
-			if (now >= r->time) {                                                   \
-				uint64_t delta = now - r->time < amax ? now - r->time : amax;   \
+			/* a key not older than the row ages every entry by its lead and        \
+			 * becomes the row's time with age 0; an older one goes in with age     \
+			 * back */                                                              \
+			delta = fwd < amax ? fwd : amax;                                        \
+			for (unsigned j = 0; j < b; j++) {                                      \
+				const uint64_t age = (uint64_t)(r->e[j] >> FB) + delta;         \
                                                                                                 \
-				for (unsigned j = 0; j < b; j++) {                              \
-					uint64_t age = (uint64_t)(r->e[j] >> FB) + delta;       \
-                                                                                                \
-					r->e[j] = (ET)((r->e[j] & fmask) |                      \
-						       (ET)(age < amax ? age : amax) << FB);    \
-				}                                                               \
-				r->time = now;                                                  \
-				newage = 0;                                                     \
-			} else {                                                                \
-				newage = back < amax ? back : amax;                             \
+				r->e[j] = (ET)((r->e[j] & fmask) | (ET)(age < amax ? age : amax) << FB); \
 			}                                                                       \
+			r->time = now > rt ? now : rt;                                          \
+			newage = now >= rt ? 0 : back < amax ? back : amax;                     \
 			memmove(&r->e[0], &r->e[1], (b - 1) * sizeof(ET));                      \
 			r->e[b - 1] = (ET)(fp[i] | (ET)newage << FB);                           \
 		}                                                                               \
 	}
 
-#ifndef __SSE2__
+#if !QW_SSE2
 QW_BURST(qw_burst16, qw_row16, uint32_t, 16)
 #endif
 QW_BURST(qw_burst32, qw_row32, uint64_t, 32)
 
-#ifdef __SSE2__
+#if QW_SSE2
 /*
  * f = 16 with SSE2: the 14 entries are 56 bytes at offset 8, read as four 16-byte
  * vectors (the last one overlapping: entries 10..13). In each 32-bit entry the low
  * 16-bit lane is the fingerprint, the high one the age: one compare finds the
  * fingerprint, one saturating subtract tests age <= limit, one saturating add ages the
- * row. Entries past b are zero and stay zero (a shift of all 14 moves zeros into them).
+ * row. Entries past b are zero and stay zero (a shift of all 14 moves zeros into them);
+ * fingerprints are never 0, so they never match.
+ *
+ * Nothing here branches on what the row holds: the row is usually still on its way
+ * from memory, and a mispredicted branch that waits for it would stop the loads of the
+ * next keys' rows too. So the youngest matching age comes from a vector minimum, not a
+ * loop over the matches.
  */
 static inline unsigned qw16_match(const struct qw_row16 *r, uint16_t fp, uint16_t limit,
-				  unsigned b)
+				  unsigned b, uint64_t *youngest)
 {
+	const __m128i hi = _mm_set1_epi32((int)0xffff0000u);
 	const __m128i want = _mm_set1_epi32((int)((uint32_t)fp | 0xffff0000u));
 	const __m128i lim = _mm_set1_epi32((int)((uint32_t)limit << 16));
-	const __m128i zero = _mm_setzero_si128();
+	const __m128i ones = _mm_set1_epi32(-1);
+	const __m128i bias = _mm_set1_epi32(0x8000); /* unsigned 16-bit order as signed */
+	__m128i best = _mm_set1_epi32(0xffff ^ 0x8000);
 	unsigned m = 0;
 
 	for (unsigned v = 0; v < 4; v++) {
 		unsigned first = v < 3 ? 4 * v : 10;
 		__m128i e = _mm_loadu_si128((const __m128i *)&r->e[first]);
 		/* fp lanes: e == fp; age lanes: (age -sat limit) == 0, i.e. age <= limit */
-		__m128i fpeq = _mm_cmpeq_epi16(_mm_or_si128(e, _mm_set1_epi32((int)0xffff0000u)),
-					       want);
-		__m128i agele = _mm_cmpeq_epi16(_mm_subs_epu16(_mm_and_si128(e,
-						_mm_set1_epi32((int)0xffff0000u)), lim), zero);
-		__m128i both = _mm_and_si128(fpeq, agele);
-		/* an entry matches iff its 4 mask bytes are all set */
-		unsigned bytes = (unsigned)_mm_movemask_epi8(both);
-		unsigned ent = 0;
+		__m128i fpeq = _mm_cmpeq_epi16(_mm_or_si128(e, hi), want);
+		__m128i agele = _mm_cmpeq_epi16(_mm_subs_epu16(_mm_and_si128(e, hi), lim),
+						_mm_setzero_si128());
+		/* an entry matches iff both of its lanes do */
+		__m128i match = _mm_cmpeq_epi32(_mm_and_si128(fpeq, agele), ones);
+		/* ages of the matches, 0xffff elsewhere, biased for the signed minimum */
+		__m128i age = _mm_or_si128(_mm_srli_epi32(e, 16), _mm_andnot_si128(match,
+						_mm_set1_epi32(0xffff)));
 
-		for (unsigned j = 0; j < 4; j++)
-			ent |= ((bytes >> (4 * j)) & 15u) == 15u ? 1u << j : 0u;
-		m |= ent << first;
+		best = _mm_min_epi16(best, _mm_xor_si128(age, bias));
+		m |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(match)) << first;
 	}
+	best = _mm_min_epi16(best, _mm_shuffle_epi32(best, _MM_SHUFFLE(1, 0, 3, 2)));
+	best = _mm_min_epi16(best, _mm_shuffle_epi32(best, _MM_SHUFFLE(2, 3, 0, 1)));
+	*youngest = (uint64_t)((uint32_t)_mm_cvtsi128_si32(best) ^ 0x8000u) & 0xffffu;
 	return m & ((1u << b) - 1);
 }
 
@@ -192,6 +201,7 @@ static void qw_burst16(struct qw *q, const uint64_t *h, const uint64_t *ts, uint
 	const unsigned b = q->b;
 	const unsigned ahead = pd_ahead(1);
 	const uint64_t amax = q->age_max;
+	const int delivered = q->mode == PD_WINDOW_DELIVERED;
 
 	for (unsigned i = 0; i < n; i++) {
 		row[i] = (struct qw_row16 *)(q->rows + pd_range(h[i], q->n) * QW_ROW);
@@ -201,51 +211,36 @@ static void qw_burst16(struct qw *q, const uint64_t *h, const uint64_t *ts, uint
 	}
 	for (unsigned i = 0; i < n; i++) {
 		struct qw_row16 *r = row[i];
-		uint64_t now = ts[i] >> q->shift;
-		uint64_t back = now < r->time ? r->time - now : 0;
-		uint64_t fwd = now > r->time ? now - r->time : 0;
-		unsigned m = 0;
-		uint64_t newage;
+		const uint64_t now = ts[i] >> q->shift, rt = r->time;
+		const uint64_t back = now < rt ? rt - now : 0;
+		const uint64_t fwd = now > rt ? now - rt : 0;
+		/* a match: age + fwd - back <= W_units (none when fwd > W_units) */
+		const int reach = fwd <= q->w_units;
+		uint64_t limit = reach ? q->w_units - fwd + back : 0, best;
+		unsigned m;
 
 		if (i + ahead < n)
 			pd_prefetch_w(row[i + ahead]);
-		if (now > q->latest)
-			q->latest = now;
-		if (fwd <= q->w_units) {
-			uint64_t limit = q->w_units - fwd + back;
-
-			m = qw16_match(r, fp[i], (uint16_t)(limit > amax - 1 ? amax - 1 : limit), b);
-		}
+		q->latest = now > q->latest ? now : q->latest;
+		limit = limit > amax - 1 ? amax - 1 : limit;
+		m = qw16_match(r, fp[i], (uint16_t)limit, b, &best) & (reach ? ~0u : 0u);
 		v[i] = m != 0;
-		if (d != NULL && m != 0) {
-			uint64_t best = UINT64_MAX;
-
-			for (unsigned j = 0; j < b; j++)
-				if ((m >> j & 1u) && (r->e[j] >> 16) < best)
-					best = r->e[j] >> 16;
-			d[i] = best + fwd > back ? (best + fwd - back) << q->shift : 0;
-		}
-		if (m != 0 && q->mode == PD_WINDOW_DELIVERED)
-			continue;
+		if (d != NULL)
+			d[i] = m != 0 && best + fwd > back ? (best + fwd - back) << q->shift : 0;
+		if (delivered && m != 0)
+			continue; /* delivered mode: a duplicate leaves the row as it was */
 		{
-			__m128i e0 = _mm_loadu_si128((const __m128i *)&r->e[1]);
-			__m128i e1 = _mm_loadu_si128((const __m128i *)&r->e[5]);
-			__m128i e2 = _mm_loadu_si128((const __m128i *)&r->e[9]);
-			__m128i e3 = _mm_loadu_si128((const __m128i *)&r->e[10]);
+			/* a key newer than the row ages every entry by fwd and becomes the
+			 * row's time with age 0; an older one goes in with age back */
+			const uint16_t dl = (uint16_t)(fwd < amax ? fwd : amax);
+			const __m128i add = _mm_set1_epi32((int)((uint32_t)dl << 16));
+			__m128i e0 = _mm_adds_epu16(_mm_loadu_si128((const __m128i *)&r->e[1]), add);
+			__m128i e1 = _mm_adds_epu16(_mm_loadu_si128((const __m128i *)&r->e[5]), add);
+			__m128i e2 = _mm_adds_epu16(_mm_loadu_si128((const __m128i *)&r->e[9]), add);
+			__m128i e3 = _mm_adds_epu16(_mm_loadu_si128((const __m128i *)&r->e[10]), add);
+			const uint64_t newage = fwd > 0 ? 0 : back < amax ? back : amax;
 
-			if (fwd > 0) {
-				uint16_t dl = (uint16_t)(fwd < amax ? fwd : amax);
-				__m128i add = _mm_set1_epi32((int)((uint32_t)dl << 16));
-
-				e0 = _mm_adds_epu16(e0, add);
-				e1 = _mm_adds_epu16(e1, add);
-				e2 = _mm_adds_epu16(e2, add);
-				e3 = _mm_adds_epu16(e3, add);
-				r->time = now;
-				newage = 0;
-			} else {
-				newage = back < amax ? back : amax;
-			}
+			r->time = fwd > 0 ? now : rt;
 			/* e[j] = e[j + 1] for j = 0..12 (e3 covers 9..12 <- 10..13) */
 			_mm_storeu_si128((__m128i *)&r->e[0], e0);
 			_mm_storeu_si128((__m128i *)&r->e[4], e1);
