@@ -6,8 +6,10 @@
 #  2. both modes == the window definition computed by tests/window_ref.py, on both
 #     fixtures (tap-late.pcap has copies that arrive before their earlier-stamped
 #     original, where editcap -w and the definition part ways);
-#  3. the delay histogram: every duplicate measured, none above the window;
+#  3. the delay histogram: each bucket holds exactly the delays the definition gives
+#     (window_ref.py delays), none above the window;
 #  4. option errors.
+# Every output also carries the input records' timestamps.
 set -euo pipefail
 source "$(dirname "$0")/e2e_common.sh"
 ref="/usr/bin/python3 $root/tests/window_ref.py"
@@ -77,10 +79,17 @@ done
 # 3. the delay histogram (exact measures every duplicate's delay)
 "$bin" --pcap-in "$root/pcap/tap.pcap" --filter exact --window 1s "${key[@]}" \
 	--stats-json "$tmp/h.json" >"$tmp/h.txt" 2>&1
-if python3 - "$tmp/h.json" <<'PY'
+$ref delays "$root/pcap/tap.pcap" 1000000000 seen >"$tmp/delays"
+if python3 - "$tmp/h.json" "$tmp/delays" <<'PY'
 import json, sys
 o = json.load(open(sys.argv[1]))
 h = o["delay_histogram"]
+# each bucket holds exactly the duplicates whose delay the definition puts in it
+want = [int(x) for x in open(sys.argv[2]).read().split()]
+for b in h["buckets"]:
+    top = b["to_ns"] if b["to_ns"] is not None else 1 << 64
+    n = sum(1 for x in want if b["from_ns"] <= x < top)
+    assert b["count"] == n, (b, n)
 assert o["window_ns"] == 10**9 and o["window_mode"] == "seen" and o["time"] == "pcap", o
 assert h["measured"] == o["total"]["duplicate"] > 0, (h["measured"], o["total"])
 assert sum(b["count"] for b in h["buckets"]) == h["measured"]
@@ -89,7 +98,7 @@ assert h["buckets"][0]["from_ns"] == 0 and h["buckets"][-1]["to_ns"] is None
 assert o["total"]["no_timestamp"] == 0 and o["total"]["time_desync"] == 0
 assert sum(p["duplicate"] for p in o["ports"]) == o["total"]["duplicate"]
 PY
-then ok "delay histogram: every duplicate measured, none at or above 1 s"; else bad "histogram"; fi
+then ok "delay histogram: every bucket == the definition's delays, none at or above 1 s"; else bad "histogram"; fi
 grep -q "delay from copy to duplicate" "$tmp/h.txt" && ok "histogram in the summary" ||
 	bad "no histogram in the summary"
 "$bin" --pcap-in "$root/pcap/tap.pcap" --filter qqhtd --stats-json "$tmp/n.json" >/dev/null 2>&1

@@ -15,6 +15,8 @@ frames; Debian's python3-scapy, so run with /usr/bin/python3):
                                          when no frame occurs more than twice)
     window_ref.py expect IN W MODE       indices of the frames a window of W ns keeps
                                          (MODE seen or delivered), on normalised frames
+    window_ref.py delays IN W MODE       the delay of each duplicate there (ns): its time
+                                         minus its reference time T, 0 if not after T
     window_ref.py expect-all IN PREFIX W...
                                          the same for each W and both modes, into files
                                          PREFIX.<mode>.<W> (one normalisation pass)
@@ -62,13 +64,16 @@ def normalise(frame):
     return raw[:length] if length is not None else raw
 
 
-def expect(recs, keys, window, mode):
-    """recs: records(); keys: their normalised frames."""
+def expect(recs, keys, window, mode, delays=None):
+    """recs: records(); keys: their normalised frames. Appends to delays, when given,
+    each duplicate's delay: t - T, or 0 when its reference time T is not older."""
     ref = {}  # normalised frame -> reference time
     kept = []
     for i, (t, _) in enumerate(recs):
         k = keys[i]
         dup = k in ref and t <= ref[k] + window
+        if dup and delays is not None:
+            delays.append(max(t - ref[k], 0))
         if mode == "seen":
             ref[k] = max(ref.get(k, t), t)
         elif not dup:
@@ -106,6 +111,11 @@ def main():
         print("\n".join(map(str, indices_by_time(sys.argv[2], sys.argv[3]))))
     elif cmd == "indices-by-bytes":
         print("\n".join(map(str, indices_by_bytes(sys.argv[2], sys.argv[3]))))
+    elif cmd == "delays":
+        recs = records(sys.argv[2])
+        delays = []
+        expect(recs, [normalise(f) for _, f in recs], int(sys.argv[3]), sys.argv[4], delays)
+        print("\n".join(map(str, delays)))
     elif cmd in ("expect", "expect-all"):
         recs = records(sys.argv[2])
         keys = [normalise(f) for _, f in recs]

@@ -623,7 +623,7 @@ int main(int argc, char **argv)
 	int eal_argc, rc, status = 0, sep = -1;
 	struct pd_app_config *c = &pd_app.cfg;
 	uint16_t nb_ports;
-	struct pcap_scan scan = {0, 0, 0};
+	struct pcap_scan scan = {0};
 	unsigned nports = 0;
 	uint16_t ports[PD_APP_MAX_PORTS];
 	uint64_t rss_hf = 0;
@@ -910,6 +910,7 @@ int main(int argc, char **argv)
 		status = 1;
 		goto stop;
 	}
+	pd_delay_buckets_init();
 	pd_app.want_delay = pd_app.time_src != PD_TIME_NONE &&
 			    pd_filter_reports_delay(pd_app.w[0]->filter);
 	{

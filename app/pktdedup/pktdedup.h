@@ -187,5 +187,6 @@ void pd_snap_json(FILE *o);
 /* worker.c */
 int pd_worker_main(void *arg);
 void pd_counters_sum(struct pd_counters *total);
+void pd_delay_buckets_init(void); /* before the workers start */
 
 #endif

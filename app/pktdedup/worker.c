@@ -57,19 +57,37 @@ const uint64_t pd_delay_bound_ns[PD_DELAY_BUCKETS - 1] = {
 	2000000000ULL, 5000000000ULL, 10000000000ULL,
 };
 
+/*
+ * The bucket of a delay without a search: bounds are at least a factor 2 apart, so
+ * [2^k, 2^(k+1)) holds at most one of them. delay_base[k] counts the bounds <= 2^k and
+ * delay_next[k] is the bound inside (2^k, 2^(k+1)), or UINT64_MAX.
+ */
+static uint8_t delay_base[64];
+static uint64_t delay_next[64];
+
+void pd_delay_buckets_init(void)
+{
+	for (unsigned k = 0; k < 64; k++) {
+		uint64_t lo = 1ULL << k, hi = k < 63 ? lo << 1 : UINT64_MAX;
+
+		delay_base[k] = 0;
+		delay_next[k] = UINT64_MAX;
+		for (unsigned j = 0; j < PD_DELAY_BUCKETS - 1; j++) {
+			if (pd_delay_bound_ns[j] <= lo)
+				delay_base[k]++;
+			else if (pd_delay_bound_ns[j] < hi && delay_next[k] == UINT64_MAX)
+				delay_next[k] = pd_delay_bound_ns[j];
+		}
+	}
+}
+
+/* The number of bounds <= ns: bucket 0 below 1 us, 22 from 10 s. */
 static inline unsigned delay_bucket(uint64_t ns)
 {
-	unsigned lo = 0, hi = PD_DELAY_BUCKETS - 1; /* answer in [lo, hi] */
+	unsigned k = 63u - (unsigned)__builtin_clzll(ns | 1);
+	unsigned b = delay_base[k] + (ns >= delay_next[k]);
 
-	while (lo < hi) { /* the number of bounds <= ns */
-		unsigned mid = (lo + hi + 1) / 2;
-
-		if (pd_delay_bound_ns[mid - 1] <= ns)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
+	return b < PD_DELAY_BUCKETS ? b : PD_DELAY_BUCKETS - 1; /* ns = UINT64_MAX */
 }
 
 /* The TSC now, as ns since the epoch (inline time; the offset is set once at start). */
