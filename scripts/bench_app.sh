@@ -6,6 +6,8 @@
 # SECS seconds each; medians and the ratio. A benchmark, not a test; dpdk-testpmd comes
 # with Debian's dpdk-dev.
 #   bash scripts/bench_app.sh [SECS] [REPS] [pktdedup options...]
+# With VS="more options" in the environment each round also runs pktdedup with those
+# options added (e.g. VS="--window 1ms"): the ratio of the two is printed too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
@@ -22,10 +24,11 @@ pcap=$tmp/udp64.pcap
 python3 scripts/gen_udp_pcap.py "$pcap" 65536
 vdev="net_pcap0,rx_pcap=$pcap,infinite_rx=1"
 eal=(--no-huge -m 1024 --no-pci --no-telemetry --log-level '*:error')
-rate_pktdedup() {
+read -ra vs <<<"${VS:-}"
+rate_pktdedup() { # more options...
 	{ timeout -s INT $((secs + 2)) build/app/pktdedup/pktdedup "${eal[@]}" \
 		--file-prefix "bench$$" -l 1 --vdev "$vdev" -- --ports 0 --action count \
-		--mbufs 100000 --stats-interval 1 "${extra[@]}" 2>&1 >/dev/null || true; } |
+		--mbufs 100000 --stats-interval 1 "${extra[@]}" "$@" 2>&1 >/dev/null || true; } |
 		awk '/s rx / { t = $2 + 0; r = $4; if (t >= 2 && pt >= 1) print (r - pr) / (t - pt) / 1e6; pt = t; pr = r }' |
 		sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
 }
@@ -36,15 +39,26 @@ rate_testpmd() {
 		awk '/Rx-pps:/ { n++; if (n >= 2) print $2 / 1e6 }' |
 		sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
 }
-echo "pktdedup options: --action count ${extra[*]}"
+echo "pktdedup options: --action count ${extra[*]}${VS:+; VS adds: ${vs[*]}}"
 p=()
 t=()
+v=()
 for r in $(seq "$reps"); do
 	t+=("$(rate_testpmd)")
 	p+=("$(rate_pktdedup)")
-	echo "run $r: testpmd ${t[-1]} Mpps, pktdedup ${p[-1]} Mpps"
+	line="run $r: testpmd ${t[-1]} Mpps, pktdedup ${p[-1]} Mpps"
+	if [ ${#vs[@]} -ne 0 ]; then
+		v+=("$(rate_pktdedup "${vs[@]}")")
+		line="$line, with ${vs[*]} ${v[-1]} Mpps"
+	fi
+	echo "$line"
 done
 med() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 mt=$(med "${t[@]}")
 mp=$(med "${p[@]}")
-echo "median: testpmd $mt Mpps, pktdedup $mp Mpps, ratio $(awk -v a="$mp" -v b="$mt" 'BEGIN { printf "%.2f", a / b }')"
+echo "median: testpmd $mt Mpps, pktdedup $mp Mpps, ratio $(ratio "$mp" "$mt")"
+if [ ${#vs[@]} -ne 0 ]; then
+	mv=$(med "${v[@]}")
+	echo "median with ${vs[*]}: $mv Mpps, ratio to testpmd $(ratio "$mv" "$mt"), to pktdedup without $(ratio "$mv" "$mp")"
+fi
