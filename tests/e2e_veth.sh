@@ -2,7 +2,8 @@
 # pktdedup inline on kernel interfaces: namespace A -- veth -- [net_af_packet0 pktdedup
 # net_af_packet1] -- veth -- namespace B. tcpreplay sends pcap/dups.pcap from A, tcpdump
 # captures what reaches B: the unique packets, in order, and no duplicate. Needs root
-# (network namespaces), tcpreplay and tcpdump; exits 77 (skipped) without them.
+# (network namespaces), tcpreplay and tcpdump; exits 77 (skipped) without them. Twice:
+# without a window, and with one longer than the replay (inline times from the RX TSC).
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
 if [ "$(id -u)" -ne 0 ] || ! command -v tcpreplay >/dev/null || ! command -v tcpdump >/dev/null ||
@@ -38,38 +39,56 @@ done
 ip netns exec "$nsa" sh -c 'sysctl -qw net.ipv6.conf.a0.disable_ipv6=1; ip link set a0 up'
 ip netns exec "$nsb" sh -c 'sysctl -qw net.ipv6.conf.b0.disable_ipv6=1; ip link set b0 up'
 
-"$bin" -l 0 --no-huge -m 512 --no-pci --file-prefix "pdveth$id" --no-telemetry \
-	--vdev "net_af_packet0,iface=$va" --vdev "net_af_packet1,iface=$vb" -- \
-	--ports 0,1 --filter exact --key packet --stats-json "$tmp/stats.json" \
-	>"$tmp/pktdedup.log" 2>&1 &
-pd_pid=$!
-ip netns exec "$nsb" tcpdump -Q in -i b0 -U -w "$tmp/cap.pcap" >"$tmp/tcpdump.log" 2>&1 &
-td_pid=$!
-sleep 2 # EAL start, tcpdump listening
-ip netns exec "$nsa" tcpreplay -i a0 --pps 3000 "$in" >"$tmp/tcpreplay.log" 2>&1 || true
-sleep 1
-kill -INT "$pd_pid"
-wait "$pd_pid" || { cat "$tmp/pktdedup.log" >&2; echo "FAIL: pktdedup exit status" >&2; exit 1; }
-pd_pid=
-sleep 0.5
-kill -INT "$td_pid"
-wait "$td_pid" || true
-td_pid=
+inline_run() { # label pktdedup-options...
+	local label=$1
+	shift
+	"$bin" -l 0 --no-huge -m 512 --no-pci --file-prefix "pdveth$id" --no-telemetry \
+		--vdev "net_af_packet0,iface=$va" --vdev "net_af_packet1,iface=$vb" -- \
+		--ports 0,1 --filter exact --key packet --stats-json "$tmp/stats.json" "$@" \
+		>"$tmp/pktdedup.log" 2>&1 &
+	pd_pid=$!
+	ip netns exec "$nsb" tcpdump -Q in -i b0 -U -w "$tmp/cap.pcap" >"$tmp/tcpdump.log" 2>&1 &
+	td_pid=$!
+	sleep 2 # EAL start, tcpdump listening
+	ip netns exec "$nsa" tcpreplay -i a0 --pps 3000 "$in" >"$tmp/tcpreplay.log" 2>&1 || true
+	sleep 1
+	kill -INT "$pd_pid"
+	wait "$pd_pid" || { cat "$tmp/pktdedup.log" >&2; echo "FAIL: pktdedup exit status" >&2; exit 1; }
+	pd_pid=
+	sleep 0.5
+	kill -INT "$td_pid"
+	wait "$td_pid" || true
+	td_pid=
 
-sent=$(sed -n 's/.*Successful packets: *\([0-9]*\).*/\1/p' "$tmp/tcpreplay.log")
-total() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"][sys.argv[2]])' "$tmp/stats.json" "$1"; }
-read -r dups uniq nokey <<<"$($tool count "$exp" packet)"
-echo "tcpreplay sent $sent; pktdedup rx $(total rx) tx $(total tx) duplicate $(total duplicate) unparseable $(total unparseable)"
-# frames the kernel cannot send (shorter than an Ethernet header) never arrive; every
-# frame with a key does
-[ "$(total duplicate)" -eq "$dups" ] || { echo "FAIL: duplicates $(total duplicate) != $dups" >&2; exit 1; }
-[ "$(total unique)" -eq "$uniq" ] || { echo "FAIL: unique $(total unique) != $uniq" >&2; exit 1; }
-$tool frames "$tmp/cap.pcap" >"$tmp/cap.txt"
-[ "$(wc -l <"$tmp/cap.txt")" -eq "$(total tx)" ] ||
-	{ echo "FAIL: captured $(wc -l <"$tmp/cap.txt") != forwarded $(total tx)" >&2; exit 1; }
-$tool select "$in" "$exp" packet 0 >"$tmp/unique.txt"
-$tool select "$in" "$exp" packet - >"$tmp/nokey.txt"
-grep -v -x -F -f "$tmp/nokey.txt" "$tmp/cap.txt" >"$tmp/cap-keyed.txt" || true
-diff -q "$tmp/unique.txt" "$tmp/cap-keyed.txt" >/dev/null ||
-	{ echo "FAIL: captured packets differ from the unique packets" >&2; exit 1; }
-echo "ok: the capture in the second namespace holds the $uniq unique packets in order, no duplicate"
+	sent=$(sed -n 's/.*Successful packets: *\([0-9]*\).*/\1/p' "$tmp/tcpreplay.log")
+	total() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"][sys.argv[2]])' "$tmp/stats.json" "$1"; }
+	read -r dups uniq nokey <<<"$($tool count "$exp" packet)"
+	echo "tcpreplay sent $sent; pktdedup rx $(total rx) tx $(total tx) duplicate $(total duplicate) unparseable $(total unparseable)"
+	# frames the kernel cannot send (shorter than an Ethernet header) never arrive; every
+	# frame with a key does
+	[ "$(total duplicate)" -eq "$dups" ] || { echo "FAIL: duplicates $(total duplicate) != $dups" >&2; exit 1; }
+	[ "$(total unique)" -eq "$uniq" ] || { echo "FAIL: unique $(total unique) != $uniq" >&2; exit 1; }
+	$tool frames "$tmp/cap.pcap" >"$tmp/cap.txt"
+	[ "$(wc -l <"$tmp/cap.txt")" -eq "$(total tx)" ] ||
+		{ echo "FAIL: captured $(wc -l <"$tmp/cap.txt") != forwarded $(total tx)" >&2; exit 1; }
+	$tool select "$in" "$exp" packet 0 >"$tmp/unique.txt"
+	$tool select "$in" "$exp" packet - >"$tmp/nokey.txt"
+	grep -v -x -F -f "$tmp/nokey.txt" "$tmp/cap.txt" >"$tmp/cap-keyed.txt" || true
+	diff -q "$tmp/unique.txt" "$tmp/cap-keyed.txt" >/dev/null ||
+		{ echo "FAIL: captured packets differ from the unique packets" >&2; exit 1; }
+	echo "ok ($label): the capture in the second namespace holds the $uniq unique packets in order, no duplicate"
+}
+
+inline_run "no window"
+# The same with a window longer than the whole replay (0.4 s): times from the RX TSC,
+# the same verdicts, and every duplicate's measured delay inside the replay's span.
+inline_run "--window 10s" --window 10s
+python3 - "$tmp/stats.json" <<'PY' || { echo "FAIL: inline window JSON" >&2; exit 1; }
+import json, sys
+o = json.load(open(sys.argv[1]))
+h = o["delay_histogram"]
+assert o["time"] == "rx-tsc" and o["window_ns"] == 10**10 and o["window_mode"] == "seen", o
+assert h["measured"] == o["total"]["duplicate"] > 0, h
+assert all(b["count"] == 0 for b in h["buckets"] if b["from_ns"] >= 10**9), h
+PY
+echo "ok: inline --window 10s: times from the RX TSC, every duplicate measured under 1 s"
