@@ -19,9 +19,13 @@
  *
  * L_j, the number of 1 bits of array j, is kept exactly on every 0->1 and 1->0 change.
  *
- * Random draws per key are a fixed number (bsbf k, bsbfsd 2, rlbsbf 2k, rsbf k+1), drawn
- * in pass 1 so their cache lines are prefetched with the probe positions; a key that
- * does not need them discards them. Verdicts are therefore those of one-by-one processing.
+ * Random draws per key are a fixed number (bsbf k, bsbfsd 2, rlbsbf 2k, rsbf k+1 after
+ * phase 1, none in it), drawn in pass 1 so their cache lines are prefetched with the
+ * probe positions; a key that does not need them discards them. The count depends on the
+ * key's index only, never on a verdict, so verdicts are those of one-by-one processing.
+ * Reset lines are prefetched only for keys that may reset (rsbf: not in phase 1, nor in
+ * phase 2 when the insertion draw fails), and keys found DUPLICATE store nothing, so the
+ * lines they touch stay clean.
  *
  * Layout: the k arrays are consecutive runs of s/64 words in one allocation.
  */
@@ -90,11 +94,14 @@ static void ba_clear_next_set(struct ba *b, unsigned j, uint64_t pos)
 	}
 }
 
-/* The probe lines of a key and the lines its random resets may touch. */
-static inline void ba_prefetch(struct ba *b, const uint64_t *pos, const uint64_t *rnd)
+/* The probe lines of a key and, with resets, the lines its random resets may touch. */
+static inline void ba_prefetch(struct ba *b, const uint64_t *pos, const uint64_t *rnd,
+			       int resets)
 {
 	for (unsigned j = 0; j < b->k; j++)
 		pd_prefetch_w(ba_word(b, j, pos[j]));
+	if (!resets)
+		return;
 	if (b->type == PD_FILTER_BSBFSD) {
 		pd_prefetch_w(ba_word(b, (unsigned)pd_range(rnd[0], b->k), pd_range(rnd[1], b->s)));
 		return;
@@ -110,6 +117,7 @@ static void ba_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
 	const unsigned k = b->k;
 	uint64_t pos[PD_BURST_MAX][PD_MAX_HASHES];
 	uint64_t rnd[PD_BURST_MAX][2 * PD_MAX_HASHES];
+	uint8_t resets[PD_BURST_MAX]; /* may key i reset bits, if it is DISTINCT? */
 	const unsigned ahead = pd_ahead(2 * k);
 	unsigned ndraw;
 
@@ -135,10 +143,28 @@ static void ba_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
 
 		for (unsigned j = 0; j < k; j++)
 			pos[i][j] = pd_range(h1 + j * h2, b->s);
-		for (unsigned j = 0; j < ndraw; j++)
-			rnd[i][j] = pd_prng_next(&f->prng);
+		resets[i] = 1;
+		if (b->type == PD_FILTER_RSBF) {
+			/* its index is known: no draws and no resets in phase 1, no resets
+			 * in phase 2 when its insertion draw fails (pass 2's test) */
+			uint64_t it = b->iter + i + 1;
+
+			if (it <= b->s) {
+				resets[i] = 0;
+				if (i < ahead)
+					ba_prefetch(b, pos[i], rnd[i], 0);
+				continue;
+			}
+			for (unsigned j = 0; j < ndraw; j++)
+				rnd[i][j] = pd_prng_next(&f->prng);
+			resets[i] = (double)b->s / (double)it <= b->pstar ||
+				    pd_range(rnd[i][k], it) < b->s;
+		} else {
+			for (unsigned j = 0; j < ndraw; j++)
+				rnd[i][j] = pd_prng_next(&f->prng);
+		}
 		if (i < ahead)
-			ba_prefetch(b, pos[i], rnd[i]);
+			ba_prefetch(b, pos[i], rnd[i], resets[i]);
 	}
 
 	/* Pass 2: probe and update in key order, lines of key i + ahead in flight. */
@@ -146,7 +172,7 @@ static void ba_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
 		unsigned dup = 1;
 
 		if (i + ahead < n)
-			ba_prefetch(b, pos[i + ahead], rnd[i + ahead]);
+			ba_prefetch(b, pos[i + ahead], rnd[i + ahead], resets[i + ahead]);
 		for (unsigned j = 0; j < k; j++)
 			dup &= (unsigned)ba_test(b, j, pos[i][j]);
 		v[i] = (uint8_t)dup;
@@ -176,8 +202,11 @@ static void ba_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
 		default: {
 			uint64_t it = ++b->iter;
 
-			if (it <= b->s)
+			if (it <= b->s) {
+				if (dup)
+					continue; /* phase 1: its bits are set already */
 				break; /* phase 1: insert */
+			}
 			if (dup)
 				continue;
 			if ((double)b->s / (double)it <= b->pstar) {

@@ -45,14 +45,13 @@ static void bloom_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *
 		if (i + ahead < n)
 			bloom_prefetch(b, pos[i + ahead]);
 
-		for (unsigned j = 0; j < k; j++) {
-			uint64_t *w = &b->bits[pos[i][j] >> 6];
-			uint64_t m = 1ULL << (pos[i][j] & 63);
-
-			dup &= (*w & m) != 0;
-			*w |= m;
-		}
+		for (unsigned j = 0; j < k; j++)
+			dup &= (unsigned)(b->bits[pos[i][j] >> 6] >> (pos[i][j] & 63)) & 1;
 		v[i] = (uint8_t)dup;
+		if (dup)
+			continue; /* its bits are all set: no store, so its lines stay clean */
+		for (unsigned j = 0; j < k; j++)
+			b->bits[pos[i][j] >> 6] |= 1ULL << (pos[i][j] & 63);
 	}
 }
 
