@@ -282,6 +282,50 @@ static void test_buffering(void **state)
 	free(v);
 }
 
+/*
+ * lru against a reference LRU buffer of B keys (a list scanned in full, the least
+ * recent evicted): the same verdict for every key, through evictions, a table full of
+ * clusters (B = 64 keys in 128 slots) and every burst boundary.
+ */
+static void test_lru_oracle(void **state)
+{
+	enum { B = 64, N = 40000 };
+	const size_t n = N;
+	uint64_t *k = tu_keys(n, 200, 21), buf[B], last[B], used = 0;
+	uint8_t *v = malloc(n);
+	struct pd_filter *f;
+
+	(void)state;
+	f = tu_create((struct pd_filter_params){.type = PD_FILTER_LRU, .memory_bytes = B * 8,
+						.seed = 9});
+	pd_filter_burst_u64(f, k, NULL, v, n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t j, oldest = 0;
+
+		for (j = 0; j < used && buf[j] != k[i]; j++)
+			;
+		if (j < used) {
+			assert_int_equal(v[i], PD_DUPLICATE);
+			last[j] = i;
+			continue;
+		}
+		assert_int_equal(v[i], PD_DISTINCT);
+		if (used < B) {
+			j = used++;
+		} else {
+			for (j = 1; j < B; j++)
+				if (last[j] < last[oldest])
+					oldest = j;
+			j = oldest;
+		}
+		buf[j] = k[i];
+		last[j] = i;
+	}
+	pd_filter_destroy(f);
+	free(k);
+	free(v);
+}
+
 static void test_timerbf_window(void **state)
 {
 	struct pd_filter_params p = {.type = PD_FILTER_TIMERBF, .memory_bytes = 1 << 20,
@@ -438,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_params),
 		cmocka_unit_test(test_error_free),
 		cmocka_unit_test(test_buffering),
+		cmocka_unit_test(test_lru_oracle),
 		cmocka_unit_test(test_timerbf_window),
 		cmocka_unit_test(test_timerbf_vs_oracle),
 		cmocka_unit_test(test_exact_seen_bytes),

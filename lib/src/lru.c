@@ -13,7 +13,8 @@
  *
  * Memory is counted as the paper does, 64 bits per buffered key: B = M / 64. The index
  * (a linear-probing table of 32-bit node numbers at load <= 1/2, with backward-shift
- * deletion) and the doubly linked list are extra, reported in footprint_bytes.
+ * deletion) and the list links (a node is the key and its two links, 16 bytes) are
+ * extra, reported in footprint_bytes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +23,16 @@
 
 #define LRU_NIL UINT32_MAX
 
+/* A buffered key and its list links: one 16-byte node, so a hit reads one line of it. */
+struct lru_node {
+	uint64_t key;
+	uint32_t prev;      /* more recent */
+	uint32_t next;      /* less recent */
+};
+
 struct lru {
 	struct pd_filter base;
-	uint64_t *key;      /* per node */
-	uint32_t *prev;
-	uint32_t *next;
+	struct lru_node *node;
 	uint32_t *slot;     /* table: node + 1, 0 = empty */
 	uint64_t mask;      /* table size - 1 */
 	uint32_t cap;       /* B */
@@ -37,6 +43,11 @@ struct lru {
 	int fp;
 };
 
+static inline size_t lru_node_bytes(uint32_t cap)
+{
+	return (cap != 0 ? cap : 1) * sizeof(struct lru_node);
+}
+
 static inline uint64_t lru_home(const struct lru *l, uint64_t h)
 {
 	return (h >> 20) & l->mask; /* any XXH3 bits are uniform; these skip the lowest */
@@ -44,22 +55,22 @@ static inline uint64_t lru_home(const struct lru *l, uint64_t h)
 
 static void lru_unlink(struct lru *l, uint32_t n)
 {
-	if (l->prev[n] != LRU_NIL)
-		l->next[l->prev[n]] = l->next[n];
+	if (l->node[n].prev != LRU_NIL)
+		l->node[l->node[n].prev].next = l->node[n].next;
 	else
-		l->head = l->next[n];
-	if (l->next[n] != LRU_NIL)
-		l->prev[l->next[n]] = l->prev[n];
+		l->head = l->node[n].next;
+	if (l->node[n].next != LRU_NIL)
+		l->node[l->node[n].next].prev = l->node[n].prev;
 	else
-		l->tail = l->prev[n];
+		l->tail = l->node[n].prev;
 }
 
 static void lru_push_front(struct lru *l, uint32_t n)
 {
-	l->prev[n] = LRU_NIL;
-	l->next[n] = l->head;
+	l->node[n].prev = LRU_NIL;
+	l->node[n].next = l->head;
 	if (l->head != LRU_NIL)
-		l->prev[l->head] = n;
+		l->node[l->head].prev = n;
 	l->head = n;
 	if (l->tail == LRU_NIL)
 		l->tail = n;
@@ -70,7 +81,7 @@ static inline uint64_t lru_probe(const struct lru *l, uint64_t h)
 {
 	uint64_t i = lru_home(l, h);
 
-	while (l->slot[i] != 0 && l->key[l->slot[i] - 1] != h)
+	while (l->slot[i] != 0 && l->node[l->slot[i] - 1].key != h)
 		i = (i + 1) & l->mask;
 	return i;
 }
@@ -87,7 +98,7 @@ static void lru_table_delete(struct lru *l, uint64_t i)
 		j = (j + 1) & l->mask;
 		if (l->slot[j] == 0)
 			return;
-		home = lru_home(l, l->key[l->slot[j] - 1]);
+		home = lru_home(l, l->node[l->slot[j] - 1].key);
 		/* move j back to i unless its home lies cyclically in (i, j] */
 		if ((i <= j) ? (home <= i || home > j) : (home <= i && home > j)) {
 			l->slot[i] = l->slot[j];
@@ -97,20 +108,61 @@ static void lru_table_delete(struct lru *l, uint64_t i)
 	}
 }
 
+/*
+ * A hit touches three random lines (its table slot, its node, and the nodes before and
+ * after it in the list), each found from the one before. The burst walks them in stages
+ * LRU_STAGE keys apart: the slot of key i + 3a is prefetched, then the node that slot
+ * names (i + 2a), then that node's neighbours (i + a), then key i is processed. The
+ * stages only read, and what they read is a hint: a slot or node changed by the keys in
+ * between costs a useless prefetch, never a wrong verdict.
+ */
+#define LRU_STAGE 4
+
+static inline void lru_hint_node(const struct lru *l, uint64_t home)
+{
+	uint32_t s = l->slot[home];
+
+	pd_prefetch_w(&l->node[s != 0 ? s - 1 : 0]);
+}
+
+static inline void lru_hint_links(const struct lru *l, uint64_t home)
+{
+	uint32_t s = l->slot[home];
+	const struct lru_node *x = &l->node[s != 0 ? s - 1 : 0];
+
+	pd_prefetch_w(&l->node[x->prev != LRU_NIL ? x->prev : 0]);
+	pd_prefetch_w(&l->node[x->next != LRU_NIL ? x->next : 0]);
+}
+
 static void lru_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		      unsigned n)
 {
 	struct lru *l = (struct lru *)f;
-	uint64_t rnd[PD_BURST_MAX];
+	uint64_t rnd[PD_BURST_MAX], home[PD_BURST_MAX];
+	const unsigned a = LRU_STAGE;
 
 	(void)ts;
 	for (unsigned i = 0; i < n; i++) {
-		pd_prefetch_r(&l->slot[lru_home(l, h[i])]);
+		home[i] = lru_home(l, h[i]);
 		if (l->fp)
 			rnd[i] = pd_prng_next(&f->prng);
+		if (i < 3 * a)
+			pd_prefetch_r(&l->slot[home[i]]);
 	}
+	for (unsigned i = 0; i < 2 * a && i < n; i++)
+		lru_hint_node(l, home[i]);
+	for (unsigned i = 0; i < a && i < n; i++)
+		lru_hint_links(l, home[i]);
 	for (unsigned i = 0; i < n; i++) {
-		uint64_t s = lru_probe(l, h[i]);
+		uint64_t s;
+
+		if (i + 3 * a < n)
+			pd_prefetch_r(&l->slot[home[i + 3 * a]]);
+		if (i + 2 * a < n)
+			lru_hint_node(l, home[i + 2 * a]);
+		if (i + a < n)
+			lru_hint_links(l, home[i + a]);
+		s = lru_probe(l, h[i]);
 		uint32_t node;
 
 		if (l->slot[s] != 0) {
@@ -127,12 +179,12 @@ static void lru_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 		if (l->count == l->cap) {
 			node = l->tail;
 			lru_unlink(l, node);
-			lru_table_delete(l, lru_probe(l, l->key[node]));
+			lru_table_delete(l, lru_probe(l, l->node[node].key));
 			s = lru_probe(l, h[i]); /* the deletion may have moved the empty slot */
 		} else {
 			node = l->count++;
 		}
-		l->key[node] = h[i];
+		l->node[node].key = h[i];
 		l->slot[s] = node + 1;
 		lru_push_front(l, node);
 	}
@@ -153,9 +205,7 @@ static void lru_destroy(struct pd_filter *f)
 {
 	struct lru *l = (struct lru *)f;
 
-	free(l->key);
-	free(l->prev);
-	free(l->next);
+	pd_free(l->node, lru_node_bytes(l->cap));
 	pd_free(l->slot, (l->mask + 1) * sizeof(uint32_t));
 	free(l);
 }
@@ -182,8 +232,8 @@ static void lru_image_save(const struct pd_filter *f, uint8_t *out)
 	uint32_t node = l->tail;
 
 	memcpy(out, &n, 8);
-	for (uint64_t i = 0; i < n; i++, node = l->prev[node])
-		memcpy(out + 8 + i * 8, &l->key[node], 8);
+	for (uint64_t i = 0; i < n; i++, node = l->node[node].prev)
+		memcpy(out + 8 + i * 8, &l->node[node].key, 8);
 }
 
 /* A key as the most recent (the burst's insertion without the verdict). */
@@ -203,12 +253,12 @@ static void lru_touch(struct lru *l, uint64_t h)
 	if (l->count == l->cap) {
 		node = l->tail;
 		lru_unlink(l, node);
-		lru_table_delete(l, lru_probe(l, l->key[node]));
+		lru_table_delete(l, lru_probe(l, l->node[node].key));
 		s = lru_probe(l, h);
 	} else {
 		node = l->count++;
 	}
-	l->key[node] = h;
+	l->node[node].key = h;
 	l->slot[s] = node + 1;
 	lru_push_front(l, node);
 }
@@ -262,14 +312,10 @@ struct pd_filter *pd_lru_create(const struct pd_filter_params *p, struct pd_erro
 	while (size < 2 * (uint64_t)l->cap)
 		size <<= 1;
 	l->mask = size - 1;
-	l->key = malloc(l->cap * sizeof(uint64_t));
-	l->prev = malloc(l->cap * sizeof(uint32_t));
-	l->next = malloc(l->cap * sizeof(uint32_t));
+	l->node = pd_alloc_zero(lru_node_bytes(l->cap));
 	l->slot = pd_alloc_zero(size * sizeof(uint32_t));
-	if (l->key == NULL || l->prev == NULL || l->next == NULL || l->slot == NULL) {
-		free(l->key);
-		free(l->prev);
-		free(l->next);
+	if (l->node == NULL || l->slot == NULL) {
+		pd_free(l->node, lru_node_bytes(l->cap));
 		pd_free(l->slot, size * sizeof(uint32_t));
 		free(l);
 		pd_err(err, PD_ENOMEM, "%s: cannot allocate the buffer of %llu keys",
