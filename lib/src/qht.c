@@ -95,6 +95,59 @@ static inline void qht_push(const struct qht *q, uint64_t *row, uint64_t fp)
 	row[last] = (row[last] >> q->f) | (fp << (((q->b - 1) % q->fpw) * q->f));
 }
 
+/*
+ * Rows of one word (b * f <= 64, as the planner's shapes are): the steps of qht_burst
+ * with the row in a register, no loop over words, and lane positions as bit shifts (the
+ * lowest flagged lane's top bit is at lane * f + f - 1).
+ */
+static void qht_burst1(struct qht *q, const uint64_t *h, uint8_t *v, unsigned n)
+{
+	uint64_t *row[PD_BURST_MAX];
+	uint64_t fp[PD_BURST_MAX];
+	uint64_t rnd[PD_BURST_MAX];
+	const uint64_t lo = q->lo[0], hi = q->hi[0], fpmax = q->fpmax;
+	const unsigned fb = q->f, tail = (q->b - 1) * q->f;
+	const unsigned ahead = pd_ahead(1);
+
+	for (unsigned i = 0; i < n; i++) {
+		row[i] = &q->rows[pd_range(h[i], q->n) * q->rw];
+		fp[i] = 1 + pd_range(pd_hash2(h[i]), fpmax);
+		if (i < ahead)
+			pd_prefetch_w(row[i]);
+	}
+	if (q->type == PD_FILTER_QQHTD) {
+		for (unsigned i = 0; i < n; i++) {
+			uint64_t x;
+
+			if (i + ahead < n)
+				pd_prefetch_w(row[i + ahead]);
+			x = *row[i];
+			v[i] = qht_haszero(x ^ (fp[i] * lo), lo, hi) != 0;
+			*row[i] = (x >> fb) | (fp[i] << tail);
+		}
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		rnd[i] = pd_prng_next(&q->base.prng);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t x, z;
+		unsigned sh;
+		int dup;
+
+		if (i + ahead < n)
+			pd_prefetch_w(row[i + ahead]);
+		x = *row[i];
+		dup = qht_haszero(x ^ (fp[i] * lo), lo, hi) != 0;
+		v[i] = (uint8_t)dup;
+		if (dup && q->type == PD_FILTER_QHT)
+			continue;
+		z = qht_haszero(x, lo, hi);
+		sh = z != 0 ? (unsigned)__builtin_ctzll(z) - (fb - 1) :
+			      (unsigned)pd_range(rnd[i], q->b) * fb;
+		*row[i] = (x & ~(fpmax << sh)) | (fp[i] << sh);
+	}
+}
+
 static void qht_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		      unsigned n)
 {
@@ -106,6 +159,10 @@ static void qht_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 	const unsigned ahead = pd_ahead(1);
 
 	(void)ts;
+	if (q->used == 1) {
+		qht_burst1(q, h, v, n);
+		return;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		row[i] = &q->rows[pd_range(h[i], q->n) * q->rw];
 		fp[i] = 1 + pd_range(pd_hash2(h[i]), q->fpmax);
