@@ -748,6 +748,8 @@ int main(int argc, char **argv)
 		if (c->dup_port != c->ports[0] && c->dup_port != c->ports[1])
 			ports[nports++] = (uint16_t)c->dup_port;
 	}
+	pd_app.ntx = nports; /* the ports a worker may send on */
+	memcpy(pd_app.tx_port, ports, nports * sizeof(ports[0]));
 
 	rc = make_workers();
 	if (rc != 0) {

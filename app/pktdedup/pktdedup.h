@@ -157,6 +157,8 @@ struct pd_app {
 	uint64_t tsc_ns_mult;       /* ns = (tsc * mult >> 32) + offset: wall-clock ns, so */
 	uint64_t tsc_ns_offset;     /* that times in a snapshot survive a reboot */
 	struct rte_mempool *pool;
+	unsigned ntx;               /* the ports in use, which workers flush after each */
+	uint16_t tx_port[PD_APP_MAX_PORTS]; /* burst (the pair or one, and --dup-port) */
 	/* the ports' own counters, read when the workers have stopped: packets a port
 	 * lost before pktdedup saw them (no mbuf, full RX ring, errors) */
 	unsigned nports;

@@ -217,13 +217,12 @@ static inline void tx_one(struct pd_worker *w, uint16_t port, struct rte_mbuf *m
 		tx_flush(w, port);
 }
 
+/* The ports pktdedup uses, not every port: this runs after every received burst. */
 static void tx_flush_all(struct pd_worker *w)
 {
-	uint16_t port;
-
-	RTE_ETH_FOREACH_DEV(port)
-		if (w->tx[port].n != 0)
-			tx_flush(w, port);
+	for (unsigned i = 0; i < pd_app.ntx; i++)
+		if (w->tx[pd_app.tx_port[i]].n != 0)
+			tx_flush(w, pd_app.tx_port[i]);
 }
 
 /* Bytes of a frame, linearised into scratch if it spans segments; NULL if too long. */
