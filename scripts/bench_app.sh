@@ -6,6 +6,8 @@
 # SECS seconds each; medians and the ratio. A benchmark, not a test; dpdk-testpmd comes
 # with Debian's dpdk-dev.
 #   bash scripts/bench_app.sh [SECS] [REPS] [pktdedup options...]
+# With VDEV=null both run on net_null instead (64-byte frames of zero bytes, never
+# written by the PMD: flow keys find nothing to parse; use --key packet there).
 # With VS="more options" in the environment each round also runs pktdedup with those
 # options added (e.g. VS="--window 1ms"): the ratio of the two is printed too.
 set -euo pipefail
@@ -23,6 +25,7 @@ trap 'rm -rf "$tmp" "/var/run/dpdk/bench$$"' EXIT # EAL leaves its runtime direc
 pcap=$tmp/udp64.pcap
 python3 scripts/gen_udp_pcap.py "$pcap" 65536
 vdev="net_pcap0,rx_pcap=$pcap,infinite_rx=1"
+[ "${VDEV:-pcap}" = null ] && vdev=net_null0 # frames of 64 zero bytes: see docs/speed.md
 eal=(--no-huge -m 1024 --no-pci --no-telemetry --log-level '*:error')
 read -ra vs <<<"${VS:-}"
 rate_pktdedup() { # more options...

@@ -3,10 +3,11 @@
  * Memory floor of a filter layout: the time of L random 8-byte read-modify-writes per key
  * in a table of SIZE bytes, keys processed in bursts of 64 with the next keys' lines
  * prefetched, no hashing. A filter that touches L independent random lines per key
- * cannot beat this figure on the machine it runs on. Built and run by
+ * cannot beat this figure on the machine it runs on. With MODE "read" the lines are only
+ * read (a key found DUPLICATE by a Bloom filter stores nothing). Built and run by
  * scripts/bench_memfloor.sh; a benchmark, not a test.
  *
- *   memfloor SIZE_MIB LINES [KEYS]
+ *   memfloor SIZE_MIB LINES [KEYS [MODE]]     MODE: rmw (default) or read
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -18,6 +19,7 @@
 
 #define BURST 64
 
+static volatile uint64_t sink;
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t rng(void)
@@ -46,11 +48,13 @@ int main(int argc, char **argv)
 	size_t bytes = (size_t)strtoull(argv[1], NULL, 10) << 20;
 	unsigned lines = (unsigned)strtoul(argv[2], NULL, 10);
 	size_t keys = argc > 3 ? (size_t)strtoull(argv[3], NULL, 10) : 10000000;
+	int rd = argc > 4 && strcmp(argv[4], "read") == 0;
 	size_t words = bytes / 8;
 	uint64_t *t = aligned_alloc(1 << 21, bytes);
 	uint32_t *ix = malloc(keys * lines * sizeof(*ix));
 
-	if (bytes == 0 || lines == 0 || lines > 16 || t == NULL || ix == NULL) {
+	if (bytes == 0 || lines == 0 || lines > 16 || t == NULL || ix == NULL ||
+	    (argc > 4 && !rd && strcmp(argv[4], "rmw") != 0)) {
 		fprintf(stderr, "memfloor: bad arguments or out of memory\n");
 		return 2;
 	}
@@ -59,9 +63,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < keys * lines; i++)
 		ix[i] = (uint32_t)(((unsigned __int128)rng() * words) >> 64);
 
-	printf("table %zu MiB, %u random lines per key, %zu keys\n", bytes >> 20, lines, keys);
+	printf("table %zu MiB, %u random lines per key (%s), %zu keys\n", bytes >> 20, lines,
+	       rd ? "read" : "read-modify-write", keys);
 	for (unsigned ahead = 1; ahead <= 32; ahead *= 2) {
 		double t0 = now_s();
+		uint64_t acc = 0;
 
 		for (size_t b = 0; b + BURST <= keys; b += BURST) {
 			const uint32_t *x = ix + b * lines;
@@ -73,10 +79,15 @@ int main(int argc, char **argv)
 				if (i + ahead < BURST)
 					for (unsigned j = 0; j < lines; j++)
 						__builtin_prefetch(&t[x[(i + ahead) * lines + j]], 1, 3);
-				for (unsigned j = 0; j < lines; j++)
-					t[x[i * lines + j]] |= 1ULL << j;
+				if (rd)
+					for (unsigned j = 0; j < lines; j++)
+						acc += t[x[i * lines + j]];
+				else
+					for (unsigned j = 0; j < lines; j++)
+						t[x[i * lines + j]] |= 1ULL << j;
 			}
 		}
+		sink = acc;
 		double ns = (now_s() - t0) / (double)(keys / BURST * BURST) * 1e9;
 
 		printf("  %2u keys ahead: %6.2f ns/key  %5.2f ns/line\n", ahead, ns, ns / lines);
