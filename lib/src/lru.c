@@ -155,6 +155,7 @@ static void lru_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 		lru_hint_links(l, home[i]);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t s;
+		uint32_t node;
 
 		if (i + 3 * a < n)
 			pd_prefetch_r(&l->slot[home[i + 3 * a]]);
@@ -163,7 +164,6 @@ static void lru_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 		if (i + a < n)
 			lru_hint_links(l, home[i + a]);
 		s = lru_probe(l, h[i]);
-		uint32_t node;
 
 		if (l->slot[s] != 0) {
 			node = l->slot[s] - 1;
