@@ -139,30 +139,20 @@ static void ba_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
 
 	/* Pass 1: probe positions and random draws of every key. */
 	for (unsigned i = 0; i < n; i++) {
-		uint64_t h1 = h[i], h2 = pd_hash2(h[i]);
+		uint64_t h1 = h[i], h2 = pd_hash2(h[i]), it;
 
 		for (unsigned j = 0; j < k; j++)
 			pos[i][j] = pd_range(h1 + j * h2, b->s);
-		resets[i] = 1;
-		if (b->type == PD_FILTER_RSBF) {
-			/* its index is known: no draws and no resets in phase 1, no resets
-			 * in phase 2 when its insertion draw fails (pass 2's test) */
-			uint64_t it = b->iter + i + 1;
-
-			if (it <= b->s) {
-				resets[i] = 0;
-				if (i < ahead)
-					ba_prefetch(b, pos[i], rnd[i], 0);
-				continue;
-			}
+		/* rsbf knows each key's index: no draws and no resets in phase 1, no resets
+		 * in phase 2 when the insertion draw fails (pass 2's test) */
+		it = b->iter + i + 1;
+		resets[i] = b->type != PD_FILTER_RSBF || it > b->s;
+		if (resets[i])
 			for (unsigned j = 0; j < ndraw; j++)
 				rnd[i][j] = pd_prng_next(&f->prng);
+		if (b->type == PD_FILTER_RSBF && resets[i])
 			resets[i] = (double)b->s / (double)it <= b->pstar ||
 				    pd_range(rnd[i][k], it) < b->s;
-		} else {
-			for (unsigned j = 0; j < ndraw; j++)
-				rnd[i][j] = pd_prng_next(&f->prng);
-		}
 		if (i < ahead)
 			ba_prefetch(b, pos[i], rnd[i], resets[i]);
 	}
