@@ -302,6 +302,17 @@ static inline void act_duplicate(struct pd_worker *w, struct rte_mbuf *m)
 	}
 }
 
+/* A keyed packet, by its filter verdict. */
+static inline void act_keyed(struct pd_worker *w, struct rte_mbuf *m, uint8_t dup)
+{
+	if (dup) {
+		act_duplicate(w, m);
+	} else {
+		w->c.unique++;
+		forward(w, m);
+	}
+}
+
 /* Filter burst over packets this worker owns, then act in order. */
 static void process_owned(struct pd_worker *w, struct rte_mbuf **m, const uint64_t *h,
 			  const uint64_t *ts, unsigned n)
@@ -311,14 +322,8 @@ static void process_owned(struct pd_worker *w, struct rte_mbuf **m, const uint64
 	if (n == 0)
 		return;
 	run_filter(w, h, ts, v, n);
-	for (unsigned i = 0; i < n; i++) {
-		if (v[i]) {
-			act_duplicate(w, m[i]);
-		} else {
-			w->c.unique++;
-			forward(w, m[i]);
-		}
-	}
+	for (unsigned i = 0; i < n; i++)
+		act_keyed(w, m[i], v[i]);
 }
 
 /*
@@ -344,14 +349,10 @@ static void handle_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n
 	if (nk != 0)
 		run_filter(w, h, ts, v, nk);
 	for (unsigned i = 0, k = 0; i < n; i++) {
-		if (!keyed[i]) {
+		if (keyed[i])
+			act_keyed(w, pkts[i], v[k++]);
+		else
 			act_unparseable(w, pkts[i]);
-		} else if (v[k++]) {
-			act_duplicate(w, pkts[i]);
-		} else {
-			w->c.unique++;
-			forward(w, pkts[i]);
-		}
 	}
 }
 
