@@ -546,7 +546,7 @@ static int make_workers(void)
 		w->txq = (uint16_t)i;
 		w->scratch = rte_malloc_socket("pd_scratch", PD_APP_SCRATCH_LEN,
 					       RTE_CACHE_LINE_SIZE, socket);
-		w->keybuf = rte_malloc_socket("pd_key", PD_KEY_BUF_LEN(PD_APP_SCRATCH_LEN),
+		w->keybuf = rte_malloc_socket("pd_key", 2 * PD_APP_KEYBUF_LEN,
 					      RTE_CACHE_LINE_SIZE, socket);
 		if (w->scratch == NULL || w->keybuf == NULL)
 			return -1;

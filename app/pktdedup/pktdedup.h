@@ -21,6 +21,7 @@
 #define PD_APP_TX_RETRIES 8
 /* Longest frame keyed: multi-segment frames are linearised into a buffer this size. */
 #define PD_APP_SCRATCH_LEN 65536
+#define PD_APP_KEYBUF_LEN RTE_ALIGN_CEIL(PD_KEY_BUF_LEN(PD_APP_SCRATCH_LEN), 64)
 
 enum pd_action { PD_ACTION_DROP, PD_ACTION_MARK, PD_ACTION_COUNT };
 /* Where a packet's time comes from: none (the filter needs none), the pcap timestamp
@@ -135,7 +136,7 @@ struct pd_worker {
 	struct pd_counters c __rte_cache_aligned;
 	struct pd_txbuf tx[RTE_MAX_ETHPORTS] __rte_cache_aligned;
 	uint8_t *scratch;   /* linearised multi-segment frames */
-	uint8_t *keybuf;
+	uint8_t *keybuf;    /* two key buffers of PD_APP_KEYBUF_LEN bytes (see keys_burst) */
 	struct pd_worker_snap snap __rte_cache_aligned;
 } __rte_cache_aligned;
 
