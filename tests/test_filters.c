@@ -4,6 +4,7 @@
  * burst == one by one, seeds, invalid parameters, the error-free filters, timerbf windows.
  */
 #include <stdio.h>
+#include <xxhash.h>
 
 #include "testutil.h"
 
@@ -459,6 +460,58 @@ static void test_exact_seen_bytes(void **state)
 	free(t);
 }
 
+/*
+ * The documented hash is keyed XXH3 (XXH3_64bits_withSeed, called here in the system
+ * libxxhash as the reference) for every key length: short keys inline, keys over 240
+ * bytes with the seed's secret made once and the library's SIMD dispatch. Both entry
+ * points that hash key bytes (pd_filter_hash, pd_filter_burst) agree with it.
+ */
+static void test_hash_is_xxh3(void **state)
+{
+	const uint64_t seeds[] = {0, 1, 42, 0x8000000000000005ULL};
+	const size_t max = 2100;
+	uint8_t *buf = malloc(max), *v = malloc(max + 1), *w = malloc(max + 1);
+	const void **ptr = malloc((max + 1) * sizeof(*ptr));
+	uint32_t *len = malloc((max + 1) * sizeof(*len));
+	uint64_t *h = malloc((max + 1) * sizeof(*h)), r = 77;
+
+	(void)state;
+	for (size_t i = 0; i < max; i++)
+		buf[i] = (uint8_t)tu_splitmix(&r);
+	for (size_t s = 0; s < sizeof(seeds) / sizeof(seeds[0]); s++) {
+		struct pd_filter *f = tu_create((struct pd_filter_params){
+			.type = PD_FILTER_EXACT, .seed = seeds[s]});
+
+		/* every length up to 2100 (XXH3's short, mid-size and long paths), at
+		 * offsets that move the key across alignments */
+		for (size_t n = 0; n <= max; n++) {
+			const uint8_t *k = buf + (n * 7) % (max - n + 1);
+
+			h[n] = XXH3_64bits_withSeed(k, n, seeds[s]);
+			if (pd_filter_hash(f, k, n) != h[n])
+				fail_msg("seed %llu, length %zu: pd_filter_hash differs from XXH3",
+					 (unsigned long long)seeds[s], n);
+			ptr[n] = k;
+			len[n] = (uint32_t)n;
+		}
+		/* the burst of key bytes hashes the same way: after the reference hashes,
+		 * every key is a duplicate of its own hash (the exact filter keeps hashes) */
+		pd_filter_burst_hashed(f, h, NULL, w, max + 1);
+		pd_filter_burst(f, ptr, len, NULL, v, max + 1);
+		for (size_t n = 0; n <= max; n++)
+			if (!v[n])
+				fail_msg("seed %llu, length %zu: pd_filter_burst hashed otherwise",
+					 (unsigned long long)seeds[s], n);
+		pd_filter_destroy(f);
+	}
+	free(buf);
+	free(v);
+	free(w);
+	free(ptr);
+	free(len);
+	free(h);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -486,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_timerbf_window),
 		cmocka_unit_test(test_timerbf_vs_oracle),
 		cmocka_unit_test(test_exact_seen_bytes),
+		cmocka_unit_test(test_hash_is_xxh3),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,9 @@
 
 #include "filter_private.h"
 
+_Static_assert(sizeof(((struct pd_filter *)0)->xxh_secret) == XXH3_SECRET_DEFAULT_SIZE,
+	       "xxh_secret holds XXH3's default-size secret");
+
 static const char *const type_names[PD_FILTER_COUNT] = {
 	[PD_FILTER_SBF] = "sbf",
 	[PD_FILTER_RSBF] = "rsbf",
@@ -175,6 +178,7 @@ struct pd_filter *pd_filter_create(const struct pd_filter_params *params, struct
 	if (f == NULL)
 		return NULL;
 	f->params = p;
+	XXH3_generateSecret_fromSeed(f->xxh_secret, p.seed);
 	pd_prng_seed(&f->prng, p.seed);
 	f->keys = 0;
 	f->duplicates = 0;
@@ -212,9 +216,18 @@ void pd_filter_stats(const struct pd_filter *f, struct pd_filter_stats *st)
 	st->footprint_bytes = f->footprint_bytes;
 }
 
+/* XXH3_64bits_withSeed(key, len, seed): inline up to 240 bytes; longer keys with the
+ * seed's secret made once, by the system library's SIMD dispatch (hash_long.c) */
+static inline uint64_t hash_bytes(const struct pd_filter *f, const void *key, size_t len)
+{
+	if (len <= XXH3_MIDSIZE_MAX)
+		return XXH3_64bits_withSeed(key, len, f->params.seed);
+	return pd_hash_long(key, len, f->xxh_secret, sizeof(f->xxh_secret));
+}
+
 uint64_t pd_filter_hash(const struct pd_filter *f, const void *key, size_t len)
 {
-	return XXH3_64bits_withSeed(key, len, f->params.seed);
+	return hash_bytes(f, key, len);
 }
 
 void pd_filter_prefetch(const struct pd_filter *f, uint64_t h)
@@ -305,13 +318,12 @@ void pd_filter_burst(struct pd_filter *f, const void *const *keys, const uint32_
 		     const uint64_t *ts, uint8_t *verdicts, size_t n)
 {
 	uint64_t h[PD_BURST_MAX];
-	const uint64_t seed = f->params.seed;
 
 	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
 		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
 
 		for (unsigned j = 0; j < c; j++)
-			h[j] = XXH3_64bits_withSeed(keys[i + j], lens[i + j], seed);
+			h[j] = hash_bytes(f, keys[i + j], lens[i + j]);
 		burst_chunk(f, h, ts ? ts + i : NULL, verdicts + i, NULL, c);
 	}
 }

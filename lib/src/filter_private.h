@@ -75,7 +75,13 @@ struct pd_filter {
 	uint64_t clock;           /* time of the last key when the caller gives no ts */
 	uint64_t memory_bits;     /* the paper's M */
 	uint64_t footprint_bytes; /* allocated state */
+	/* XXH3's secret for the seed (XXH3_generateSecret_fromSeed): keys longer than
+	 * 240 bytes hash with it instead of deriving it again per key (same hashes) */
+	unsigned char xxh_secret[192];
 };
+
+/* XXH3 of a key longer than 240 bytes with the secret of the seed (hash_long.c). */
+uint64_t pd_hash_long(const void *key, size_t len, const void *secret, size_t secret_len);
 
 /* Variant constructors: params are resolved and validated; fill err on failure. */
 struct pd_filter *pd_sbf_create(const struct pd_filter_params *p, struct pd_error *err);
