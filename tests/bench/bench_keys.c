@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Key-extraction benchmark (not a test): ns/packet to extract a `flow` key from 64-byte
- * UDP/IPv4 frames and a `packet` key from 512-byte TCP/IPv4 frames, alone and followed
- * by the library's keyed XXH3 hash (pd_filter_hash, what the filters take). 4096 different frames (addresses and ports
- * vary, as on a link) are cycled so that the branch predictor cannot learn one frame.
+ * UDP/IPv4 frames (also through the general parse alone, without the fast path for
+ * common frames) and a `packet` key from 512-byte TCP/IPv4 frames, alone and followed
+ * by the library's keyed XXH3 hash (pd_filter_hash, what the filters take). 4096
+ * different frames (addresses and ports vary, as on a link) are cycled so that the
+ * branch predictor cannot learn one frame.
  *
  *   bench_keys [PACKETS] [REPS]      (scripts/bench_keys.sh pins it to one core)
  */
@@ -14,6 +16,8 @@
 #include <time.h>
 #include <pktdedup/pd_filter.h>
 #include <pktdedup/pd_key.h>
+
+#include "key_private.h"
 
 #define NFRAMES 4096
 
@@ -60,8 +64,11 @@ static void make_frame(uint8_t *f, size_t frame_len, int tcp, uint32_t i)
 
 static struct pd_filter *hasher;
 
+typedef enum pd_key_reason (*extract_fn)(const struct pd_key_config *, const uint8_t *, size_t,
+					  uint8_t *, size_t, size_t *);
+
 static double run(const struct pd_key_config *c, uint8_t *frames, size_t flen, long n,
-		  int hash, uint64_t *sink)
+		  int hash, extract_fn extract, uint64_t *sink)
 {
 	uint8_t key[PD_KEY_BUF_LEN(512)];
 	uint64_t acc = 0;
@@ -71,7 +78,7 @@ static double run(const struct pd_key_config *c, uint8_t *frames, size_t flen, l
 		size_t klen;
 		const uint8_t *f = frames + (size_t)(i & (NFRAMES - 1)) * flen;
 
-		if (pd_key_extract(c, f, flen, key, sizeof(key), &klen) != PD_KEY_OK)
+		if (extract(c, f, flen, key, sizeof(key), &klen) != PD_KEY_OK)
 			abort();
 		acc += hash ? pd_filter_hash(hasher, key, klen) : key[klen - 1];
 	}
@@ -99,11 +106,13 @@ int main(int argc, char **argv)
 		uint8_t *frames;
 		size_t flen;
 		int hash;
+		extract_fn extract;
 	} cases[] = {
-		{"flow   key, 64-byte UDP/IPv4 ", &flow, udp64, 64, 0},
-		{"flow   key + XXH3            ", &flow, udp64, 64, 1},
-		{"packet key, 512-byte TCP/IPv4", &packet, tcp512, 512, 0},
-		{"packet key + XXH3            ", &packet, tcp512, 512, 1},
+		{"flow   key, 64-byte UDP/IPv4 ", &flow, udp64, 64, 0, pd_key_extract},
+		{"flow   key + XXH3            ", &flow, udp64, 64, 1, pd_key_extract},
+		{"flow   key, general parse    ", &flow, udp64, 64, 0, pd_key_extract_general},
+		{"packet key, 512-byte TCP/IPv4", &packet, tcp512, 512, 0, pd_key_extract},
+		{"packet key + XXH3            ", &packet, tcp512, 512, 1, pd_key_extract},
 	};
 
 	if (n <= 0 || reps <= 0 || reps > 99) {
@@ -130,7 +139,7 @@ int main(int argc, char **argv)
 
 		for (int r = 0; r < reps; r++)
 			t[r] = run(cases[k].c, cases[k].frames, cases[k].flen, n, cases[k].hash,
-				   &sink);
+				   cases[k].extract, &sink);
 		qsort(t, (size_t)reps, sizeof(t[0]), cmp_double);
 		printf("%s  %6.2f ns/packet\n", cases[k].name, t[reps / 2]);
 	}

@@ -3,13 +3,17 @@
  * libFuzzer harness for the packet parser (pd_key_extract). The first input byte picks
  * the key options, the rest is the frame. libFuzzer hands over a heap buffer of exactly
  * the input's size and the key buffer is exactly PD_KEY_BUF_LEN(len) bytes, so ASan
- * reports any read or write one byte out. Built and run by scripts/fuzz.sh.
+ * reports any read or write one byte out. Flow keys are also extracted by the general
+ * parse alone (pd_key_extract_general), which must give the same reason and key as the
+ * fast path for common frames. Built and run by scripts/fuzz.sh.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <pktdedup/pd_key.h>
+
+#include "key_private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -57,6 +61,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < klen; i++)
 			sink ^= key[i];
 		(void)sink;
+	}
+	if (c.mode == PD_KEY_FLOW) {
+		uint8_t *g = malloc(cap);
+		size_t glen = 0;
+
+		if (g == NULL) {
+			free(key);
+			return 0;
+		}
+		if (pd_key_extract_general(&c, data + 1, len, g, cap, &glen) != r ||
+		    (r == PD_KEY_OK && (glen != klen || memcmp(g, key, klen) != 0)))
+			abort(); /* the fast path and the general parse disagree */
+		free(g);
 	}
 	free(key);
 	return 0;
