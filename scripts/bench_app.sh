@@ -8,6 +8,7 @@
 #   bash scripts/bench_app.sh [SECS] [REPS] [pktdedup options...]
 # With VDEV=null both run on net_null instead (64-byte frames of zero bytes, never
 # written by the PMD: flow keys find nothing to parse; use --key packet there).
+# With HUGE=1 both run on 2 MiB hugepages, as on a NIC (reserve 1024 first: docs/speed.md).
 # With VS="more options" in the environment each round also runs pktdedup with those
 # options added (e.g. VS="--window 1ms"): the ratio of the two is printed too.
 set -euo pipefail
@@ -27,6 +28,15 @@ python3 scripts/gen_udp_pcap.py "$pcap" 65536
 vdev="net_pcap0,rx_pcap=$pcap,infinite_rx=1"
 [ "${VDEV:-pcap}" = null ] && vdev=net_null0 # frames of 64 zero bytes: see docs/speed.md
 eal=(--no-huge -m 1024 --no-pci --no-telemetry --log-level '*:error')
+if [ "${HUGE:-0}" = 1 ]; then
+	free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+	mountpoint -q /dev/hugepages && [ "${free:-0}" -ge 600 ] || {
+		echo "bench_app.sh: HUGE=1 needs 600 free 2 MiB hugepages (has ${free:-0}) on a" \
+			"hugetlbfs at /dev/hugepages: see docs/speed.md" >&2
+		exit 1
+	}
+	eal=(--in-memory -m 1024 --no-pci --no-telemetry --log-level '*:error')
+fi
 read -ra vs <<<"${VS:-}"
 rate_pktdedup() { # more options...
 	{ timeout -s INT $((secs + 2)) build/app/pktdedup/pktdedup "${eal[@]}" \
