@@ -353,6 +353,10 @@ static void test_timerbf_window(void **state)
 	assert_int_equal(tu_one(f, 1, 10900), PD_DUPLICATE);
 	assert_int_equal(tu_one(f, 1, 11800), PD_DUPLICATE); /* 1800 after the first copy */
 	assert_int_equal(tu_one(f, 1, 12801), PD_DISTINCT);  /* W + 1 after the last one */
+	/* an older copy (merged feeds out of order) does not shorten the newest expiry */
+	assert_int_equal(tu_one(f, 1, 12000), PD_DUPLICATE);
+	assert_int_equal(tu_one(f, 1, 13700), PD_DUPLICATE); /* 899 after 12801 */
+	assert_int_equal(tu_one(f, 1, 14701), PD_DISTINCT);
 	pd_filter_destroy(f);
 	p.window_mode = PD_WINDOW_DELIVERED;
 

@@ -55,9 +55,11 @@ struct timerbf {
 	int started;
 };
 
-static inline int tbf_live(uint32_t c, uint32_t now)
+/* Without branches: whether a timer is live depends on the data, a coin toss for the
+ * branch predictor once the table is half full. */
+static inline unsigned tbf_live(uint32_t c, uint32_t now)
 {
-	return c != 0 && (int32_t)(c - now) > 0;
+	return (unsigned)(c != 0) & (unsigned)((int32_t)(c - now) > 0);
 }
 
 static void tbf_sweep(struct timerbf *t, uint64_t now)
@@ -160,10 +162,14 @@ static void tbf_burst_delay(struct pd_filter *f, const uint64_t *h, const uint64
 		if (exp32 == 0)
 			exp32 = 1;
 		for (unsigned j = 0; j < k; j++) {
-			uint32_t *c = &t->cell[pos[i][j]];
+			uint32_t *c = &t->cell[pos[i][j]], old = *c;
 
-			if (!tbf_live(*c, now32) || (int32_t)(exp32 - *c) > 0)
-				*c = exp32;
+			/* one branch, taken only for a live timer that expires later (an
+			 * out-of-order key), so that the store need not wait for the load */
+			if (__builtin_expect(tbf_live(old, now32) &
+					     (unsigned)((int32_t)(exp32 - old) <= 0), 0))
+				continue;
+			*c = exp32;
 		}
 	}
 }
