@@ -115,7 +115,9 @@ static void to_hex(const uint8_t *k, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
-static unsigned long fast_frames; /* extractions the flow fast path answered */
+/* flow keys of frames of the fast path's shape (TCP or UDP over IPv4 or IPv6, at most
+ * one 802.1Q tag), counted from their bytes: the comparison below covers them */
+static unsigned long fast_frames;
 
 /* pd_key_extract into a new buffer; every call also checks that the general parse
  * (pd_key_extract_general, without the fast path for common flow keys) gives the same

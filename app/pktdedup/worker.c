@@ -260,7 +260,7 @@ static inline int key_of(struct pd_worker *w, struct rte_mbuf *m, uint8_t *buf, 
  * starts loading at once. A key is hashed after the next packet's key is extracted,
  * into the other of two buffers: hashing a key just copied stalls on loads that span
  * two of the copy's stores (no store-to-load forwarding from the overlapping halves
- * of a short memcpy). With --key packet that stall was a fifth of a worker's time.
+ * of a short memcpy). With --key packet this raised the rate by 9-22% (docs/speed.md).
  */
 static inline void keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
 			      uint64_t *h, uint8_t *keyed, int dispatch)

@@ -539,8 +539,9 @@ static enum pd_key_reason key_packet(const struct pd_key_config *c, struct frame
 
 /*
  * The flow key of the most common frames, without the general parse: Ethernet with no
- * VLAN tag or one (unless the VLAN IDs are part of the key); IPv4 without options and not a non-first fragment, or IPv6 without extension
- * headers; TCP or UDP with its header inside the packet. These are the checks that
+ * VLAN tag or one (unless the VLAN IDs are part of the key); IPv4 without options and
+ * not a non-first fragment, or IPv6 without extension headers; TCP or UDP with its
+ * header inside the packet. These are the checks that
  * parse_l2, parse_ip, key_flow and need() make for such frames, and the key put_flow
  * writes. Returns 1 with the key written, 0 for every other frame (the general parse
  * then decides). The rest of the configuration does not matter here: the fragment
@@ -605,6 +606,7 @@ static inline int flow_fast(const struct pd_key_config *c, const uint8_t *p, siz
 	memcpy(key + 32, &w4, 8);
 	return 1;
 #else
+	(void)c;
 	(void)p;
 	(void)len;
 	(void)key;
