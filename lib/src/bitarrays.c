@@ -99,15 +99,15 @@ static inline void ba_prefetch(struct ba *b, const uint64_t *pos, const uint64_t
 			       int resets)
 {
 	for (unsigned j = 0; j < b->k; j++)
-		pd_prefetch_w(ba_word(b, j, pos[j]));
+		pd_prefetch_w(b->base.far, ba_word(b, j, pos[j]));
 	if (!resets)
 		return;
 	if (b->type == PD_FILTER_BSBFSD) {
-		pd_prefetch_w(ba_word(b, (unsigned)pd_range(rnd[0], b->k), pd_range(rnd[1], b->s)));
+		pd_prefetch_w(b->base.far, ba_word(b, (unsigned)pd_range(rnd[0], b->k), pd_range(rnd[1], b->s)));
 		return;
 	}
 	for (unsigned j = 0; j < b->k; j++)
-		pd_prefetch_w(ba_word(b, j, pd_range(rnd[j], b->s)));
+		pd_prefetch_w(b->base.far, ba_word(b, j, pd_range(rnd[j], b->s)));
 }
 
 static void ba_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
@@ -118,7 +118,7 @@ static void ba_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
 	uint64_t pos[PD_BURST_MAX][PD_MAX_HASHES];
 	uint64_t rnd[PD_BURST_MAX][2 * PD_MAX_HASHES];
 	uint8_t resets[PD_BURST_MAX]; /* may key i reset bits, if it is DISTINCT? */
-	const unsigned ahead = pd_ahead(2 * k);
+	const unsigned ahead = pd_ahead(2 * k, f->far);
 	unsigned ndraw;
 
 	(void)ts;

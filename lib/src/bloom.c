@@ -19,7 +19,7 @@ struct bloom {
 static inline void bloom_prefetch(const struct bloom *b, const uint64_t *pos)
 {
 	for (unsigned j = 0; j < b->k; j++)
-		pd_prefetch_w(&b->bits[pos[j] >> 6]);
+		pd_prefetch_w(b->base.far, &b->bits[pos[j] >> 6]);
 }
 
 static void bloom_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
@@ -28,7 +28,7 @@ static void bloom_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *
 	struct bloom *b = (struct bloom *)f;
 	uint64_t pos[PD_BURST_MAX][PD_MAX_HASHES];
 	const unsigned k = b->k;
-	const unsigned ahead = pd_ahead(k);
+	const unsigned ahead = pd_ahead(k, f->far);
 
 	(void)ts;
 	for (unsigned i = 0; i < n; i++) {

@@ -111,7 +111,7 @@ static void exact_burst_delay(struct pd_filter *f, const uint64_t *h, const uint
 	struct exact *e = (struct exact *)f;
 
 	for (unsigned i = 0; i < n; i++)
-		pd_prefetch_r(&e->key[exact_home(e, h[i])]);
+		pd_prefetch_r(f->far, &e->key[exact_home(e, h[i])]);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t *di = d != NULL ? &d[i] : NULL;
 		uint64_t j;

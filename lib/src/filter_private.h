@@ -75,6 +75,10 @@ struct pd_filter {
 	uint64_t clock;           /* time of the last key when the caller gives no ts */
 	uint64_t memory_bits;     /* the paper's M */
 	uint64_t footprint_bytes; /* allocated state */
+	/* state larger than twice the core's L2 cache (far_bytes): prefetch into L2 only,
+	 * further ahead (see pd_ahead); set by the front at create and before every chunk */
+	bool far;
+	uint64_t far_bytes;
 	/* XXH3's secret for the seed (XXH3_generateSecret_fromSeed): keys longer than
 	 * 240 bytes hash with it instead of deriving it again per key (same hashes) */
 	unsigned char xxh_secret[192];
@@ -171,30 +175,44 @@ static inline double pd_prng_unit(struct pd_prng *r)
 void pd_prng_seed(struct pd_prng *r, uint64_t seed);
 
 /*
- * Cache lines kept in flight ahead of the key being probed. Prefetching a whole burst at
- * once was slower than a sliding distance (more misses outstanding than the core can
- * track); measured on qqhtd at 64 MiB, docs/speed.md.
+ * Cache lines kept in flight ahead of the key being probed, for state that fits in or
+ * near the core's L2 cache (NEAR) and for state larger than that (FAR). Near lines go to
+ * L1 (prefetcht0); the L1's few miss buffers then bound the lines in flight, and a whole
+ * burst at once was slower than 16 lines ahead. Far lines go to L2 only (prefetcht1),
+ * whose miss buffers hold many more: on the development machine a random 64 MiB line
+ * costs 4 ns instead of 7.5 (scripts/bench_memfloor.sh), and 128 lines ahead was the best
+ * of 16 to 128. Measured in docs/speed.md.
  */
 #ifndef PD_PREFETCH_AHEAD
 #define PD_PREFETCH_AHEAD 16
 #endif
+#ifndef PD_PREFETCH_AHEAD_FAR
+#define PD_PREFETCH_AHEAD_FAR 128
+#endif
 
 /* Keys ahead for a filter touching `lines` random cache lines per key. */
-static inline unsigned pd_ahead(unsigned lines)
+static inline unsigned pd_ahead(unsigned lines, bool far)
 {
-	unsigned a = PD_PREFETCH_AHEAD / (lines ? lines : 1);
+	unsigned a = (far ? PD_PREFETCH_AHEAD_FAR : PD_PREFETCH_AHEAD) / (lines ? lines : 1);
 
 	return a < 2 ? 2 : a;
 }
 
-static inline void pd_prefetch_w(const void *p)
+/* Start loading the line of p for a write (read) soon: into L1, or L2 only when far. */
+static inline void pd_prefetch_w(bool far, const void *p)
 {
-	__builtin_prefetch(p, 1, 3);
+	if (far)
+		__builtin_prefetch(p, 1, 2);
+	else
+		__builtin_prefetch(p, 1, 3);
 }
 
-static inline void pd_prefetch_r(const void *p)
+static inline void pd_prefetch_r(bool far, const void *p)
 {
-	__builtin_prefetch(p, 0, 3);
+	if (far)
+		__builtin_prefetch(p, 0, 2);
+	else
+		__builtin_prefetch(p, 0, 3);
 }
 
 #endif /* PKTDEDUP_FILTER_PRIVATE_H */

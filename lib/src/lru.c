@@ -122,7 +122,7 @@ static inline void lru_hint_node(const struct lru *l, uint64_t home)
 {
 	uint32_t s = l->slot[home];
 
-	pd_prefetch_w(&l->node[s != 0 ? s - 1 : 0]);
+	pd_prefetch_w(l->base.far, &l->node[s != 0 ? s - 1 : 0]);
 }
 
 static inline void lru_hint_links(const struct lru *l, uint64_t home)
@@ -130,8 +130,8 @@ static inline void lru_hint_links(const struct lru *l, uint64_t home)
 	uint32_t s = l->slot[home];
 	const struct lru_node *x = &l->node[s != 0 ? s - 1 : 0];
 
-	pd_prefetch_w(&l->node[x->prev != LRU_NIL ? x->prev : 0]);
-	pd_prefetch_w(&l->node[x->next != LRU_NIL ? x->next : 0]);
+	pd_prefetch_w(l->base.far, &l->node[x->prev != LRU_NIL ? x->prev : 0]);
+	pd_prefetch_w(l->base.far, &l->node[x->next != LRU_NIL ? x->next : 0]);
 }
 
 static void lru_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
@@ -147,7 +147,7 @@ static void lru_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 		if (l->fp)
 			rnd[i] = pd_prng_next(&f->prng);
 		if (i < 3 * a)
-			pd_prefetch_r(&l->slot[home[i]]);
+			pd_prefetch_r(f->far, &l->slot[home[i]]);
 	}
 	for (unsigned i = 0; i < 2 * a && i < n; i++)
 		lru_hint_node(l, home[i]);
@@ -158,7 +158,7 @@ static void lru_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 		uint32_t node;
 
 		if (i + 3 * a < n)
-			pd_prefetch_r(&l->slot[home[i + 3 * a]]);
+			pd_prefetch_r(f->far, &l->slot[home[i + 3 * a]]);
 		if (i + 2 * a < n)
 			lru_hint_node(l, home[i + 2 * a]);
 		if (i + a < n)

@@ -107,20 +107,21 @@ static void qht_burst1(struct qht *q, const uint64_t *h, uint8_t *v, unsigned n)
 	uint64_t rnd[PD_BURST_MAX];
 	const uint64_t lo = q->lo[0], hi = q->hi[0], fpmax = q->fpmax;
 	const unsigned fb = q->f, tail = (q->b - 1) * q->f;
-	const unsigned ahead = pd_ahead(1);
+	const bool far = q->base.far;
+	const unsigned ahead = pd_ahead(1, far);
 
 	for (unsigned i = 0; i < n; i++) {
 		row[i] = &q->rows[pd_range(h[i], q->n) * q->rw];
 		fp[i] = 1 + pd_range(pd_hash2(h[i]), fpmax);
 		if (i < ahead)
-			pd_prefetch_w(row[i]);
+			pd_prefetch_w(far, row[i]);
 	}
 	if (q->type == PD_FILTER_QQHTD) {
 		for (unsigned i = 0; i < n; i++) {
 			uint64_t x;
 
 			if (i + ahead < n)
-				pd_prefetch_w(row[i + ahead]);
+				pd_prefetch_w(far, row[i + ahead]);
 			x = *row[i];
 			v[i] = qht_haszero(x ^ (fp[i] * lo), lo, hi) != 0;
 			*row[i] = (x >> fb) | (fp[i] << tail);
@@ -135,7 +136,7 @@ static void qht_burst1(struct qht *q, const uint64_t *h, uint8_t *v, unsigned n)
 		int dup;
 
 		if (i + ahead < n)
-			pd_prefetch_w(row[i + ahead]);
+			pd_prefetch_w(far, row[i + ahead]);
 		x = *row[i];
 		dup = qht_haszero(x ^ (fp[i] * lo), lo, hi) != 0;
 		v[i] = (uint8_t)dup;
@@ -156,7 +157,8 @@ static void qht_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 	uint64_t fp[PD_BURST_MAX];
 	uint64_t rnd[PD_BURST_MAX];
 	const int queued = q->type == PD_FILTER_QQHTD;
-	const unsigned ahead = pd_ahead(1);
+	const bool far = f->far;
+	const unsigned ahead = pd_ahead(1, far);
 
 	(void)ts;
 	if (q->used == 1) {
@@ -167,7 +169,7 @@ static void qht_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 		row[i] = &q->rows[pd_range(h[i], q->n) * q->rw];
 		fp[i] = 1 + pd_range(pd_hash2(h[i]), q->fpmax);
 		if (i < ahead)
-			pd_prefetch_w(row[i]);
+			pd_prefetch_w(far, row[i]);
 		if (!queued)
 			rnd[i] = pd_prng_next(&f->prng);
 	}
@@ -176,7 +178,7 @@ static void qht_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 		int e;
 
 		if (i + ahead < n)
-			pd_prefetch_w(row[i + ahead]);
+			pd_prefetch_w(far, row[i + ahead]);
 		dup = qht_find(q, row[i], fp[i]);
 
 		v[i] = (uint8_t)dup;
@@ -234,7 +236,7 @@ static void qht_prefetch(const struct pd_filter *f, uint64_t h)
 {
 	const struct qht *q = (const struct qht *)f;
 
-	pd_prefetch_w(&q->rows[pd_range(h, q->n) * q->rw]);
+	pd_prefetch_w(f->far, &q->rows[pd_range(h, q->n) * q->rw]);
 }
 
 static unsigned qht_sections(struct pd_filter *f, struct pd_section *sec)

@@ -84,14 +84,15 @@ _Static_assert(sizeof(struct qw_row32) == QW_ROW, "row32 is one cache line");
 		ET fp[PD_BURST_MAX];                                                            \
 		const ET fmask = (ET)q->fpmax;                                                  \
 		const unsigned b = q->b;                                                        \
-		const unsigned ahead = pd_ahead(1);                                             \
+		const bool far = q->base.far;                                                   \
+		const unsigned ahead = pd_ahead(1, far);                                        \
 		const uint64_t amax = q->age_max;                                               \
                                                                                                 \
 		for (unsigned i = 0; i < n; i++) {                                              \
 			row[i] = (struct ROW *)(q->rows + pd_range(h[i], q->n) * QW_ROW);       \
 			fp[i] = (ET)(1 + pd_range(pd_hash2(h[i]), q->fpmax));                   \
 			if (i < ahead)                                                          \
-				pd_prefetch_w(row[i]);                                          \
+				pd_prefetch_w(far, row[i]);                                          \
 		}                                                                               \
 		for (unsigned i = 0; i < n; i++) {                                              \
 			struct ROW *r = row[i];                                                 \
@@ -108,7 +109,7 @@ _Static_assert(sizeof(struct qw_row32) == QW_ROW, "row32 is one cache line");
 			int dup;                                                                \
                                                                                                 \
 			if (i + ahead < n)                                                      \
-				pd_prefetch_w(row[i + ahead]);                                  \
+				pd_prefetch_w(far, row[i + ahead]);                                  \
 			q->latest = now > q->latest ? now : q->latest;                          \
 			limit = limit > amax - 1 ? amax - 1 : limit;                            \
 			for (unsigned j = 0; j < b; j++) {                                      \
@@ -199,7 +200,8 @@ static void qw_burst16(struct qw *q, const uint64_t *h, const uint64_t *ts, uint
 	struct qw_row16 *row[PD_BURST_MAX];
 	uint16_t fp[PD_BURST_MAX];
 	const unsigned b = q->b;
-	const unsigned ahead = pd_ahead(1);
+	const bool far = q->base.far;
+	const unsigned ahead = pd_ahead(1, far);
 	const uint64_t amax = q->age_max;
 	const int delivered = q->mode == PD_WINDOW_DELIVERED;
 
@@ -207,7 +209,7 @@ static void qw_burst16(struct qw *q, const uint64_t *h, const uint64_t *ts, uint
 		row[i] = (struct qw_row16 *)(q->rows + pd_range(h[i], q->n) * QW_ROW);
 		fp[i] = (uint16_t)(1 + pd_range(pd_hash2(h[i]), q->fpmax));
 		if (i < ahead)
-			pd_prefetch_w(row[i]);
+			pd_prefetch_w(far, row[i]);
 	}
 	for (unsigned i = 0; i < n; i++) {
 		struct qw_row16 *r = row[i];
@@ -220,7 +222,7 @@ static void qw_burst16(struct qw *q, const uint64_t *h, const uint64_t *ts, uint
 		unsigned m;
 
 		if (i + ahead < n)
-			pd_prefetch_w(row[i + ahead]);
+			pd_prefetch_w(far, row[i + ahead]);
 		q->latest = now > q->latest ? now : q->latest;
 		limit = limit > amax - 1 ? amax - 1 : limit;
 		m = qw16_match(r, fp[i], (uint16_t)limit, b, &best) & (reach ? ~0u : 0u);
@@ -331,7 +333,7 @@ static void qw_prefetch(const struct pd_filter *f, uint64_t h)
 {
 	const struct qw *q = (const struct qw *)f;
 
-	pd_prefetch_w(q->rows + pd_range(h, q->n) * QW_ROW);
+	pd_prefetch_w(f->far, q->rows + pd_range(h, q->n) * QW_ROW);
 }
 
 static unsigned qw_sections(struct pd_filter *f, struct pd_section *sec)

@@ -87,8 +87,8 @@ static inline void sbf_prefetch(const struct sbf *s, const struct sbf_pos *pos,
 				struct sbf_pos dec)
 {
 	for (unsigned j = 0; j < s->K; j++)
-		pd_prefetch_w(&s->w[pos[j].word]);
-	pd_prefetch_w(&s->w[dec.word]);
+		pd_prefetch_w(s->base.far, &s->w[pos[j].word]);
+	pd_prefetch_w(s->base.far, &s->w[dec.word]);
 }
 
 /*
@@ -106,7 +106,8 @@ static void sbf1_burst(struct sbf *s, const uint64_t *h, uint8_t *v, unsigned n)
 	const uint64_t nwords = s->nwords;
 	const unsigned K = s->K;
 	const unsigned P = s->P;
-	const unsigned ahead = pd_ahead(K + 1);
+	const bool far = s->base.far;
+	const unsigned ahead = pd_ahead(K + 1, far);
 	struct pd_prng prng = s->base.prng;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -117,8 +118,8 @@ static void sbf1_burst(struct sbf *s, const uint64_t *h, uint8_t *v, unsigned n)
 		dec[i] = (uint64_t)(((pd_u128)pd_prng_next(&prng) * m) >> 64);
 		if (i < ahead) {
 			for (unsigned j = 0; j < K; j++)
-				pd_prefetch_w(&w[bit[i][j] >> 6]);
-			pd_prefetch_w(&w[dec[i] >> 6]);
+				pd_prefetch_w(far, &w[bit[i][j] >> 6]);
+			pd_prefetch_w(far, &w[dec[i] >> 6]);
 		}
 	}
 	s->base.prng = prng;
@@ -127,8 +128,8 @@ static void sbf1_burst(struct sbf *s, const uint64_t *h, uint8_t *v, unsigned n)
 
 		if (i + ahead < n) {
 			for (unsigned j = 0; j < K; j++)
-				pd_prefetch_w(&w[bit[i + ahead][j] >> 6]);
-			pd_prefetch_w(&w[dec[i + ahead] >> 6]);
+				pd_prefetch_w(far, &w[bit[i + ahead][j] >> 6]);
+			pd_prefetch_w(far, &w[dec[i + ahead] >> 6]);
 		}
 		for (unsigned j = 0; j < K; j++)
 			dup &= (unsigned)(w[bit[i][j] >> 6] >> (bit[i][j] & 63));
@@ -156,7 +157,7 @@ static void sbf_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 	struct sbf_pos pos[PD_BURST_MAX][PD_MAX_HASHES];
 	struct sbf_pos dec[PD_BURST_MAX];
 	const unsigned K = s->K;
-	const unsigned ahead = pd_ahead(K + 1);
+	const unsigned ahead = pd_ahead(K + 1, s->base.far);
 
 	(void)ts;
 	if (s->d == 1) {

@@ -99,7 +99,7 @@ static inline void tbf_advance(struct timerbf *t, uint64_t now)
 static inline void tbf_prefetch(const struct timerbf *t, const uint64_t *pos)
 {
 	for (unsigned j = 0; j < t->k; j++)
-		pd_prefetch_w(&t->cell[pos[j]]);
+		pd_prefetch_w(t->base.far, &t->cell[pos[j]]);
 }
 
 static void tbf_burst_delay(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
@@ -108,7 +108,7 @@ static void tbf_burst_delay(struct pd_filter *f, const uint64_t *h, const uint64
 	struct timerbf *t = (struct timerbf *)f;
 	uint64_t pos[PD_BURST_MAX][PD_MAX_HASHES];
 	const unsigned k = t->k;
-	const unsigned ahead = pd_ahead(k);
+	const unsigned ahead = pd_ahead(k, f->far);
 
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t h1 = h[i], h2 = pd_hash2(h[i]);
