@@ -3,7 +3,9 @@
  * Memory floor of a filter layout: the time of L random 8-byte read-modify-writes per key
  * in a table of SIZE bytes, keys processed in bursts of 64 with the next keys' lines
  * prefetched, no hashing. A filter that touches L independent random lines per key
- * cannot beat this figure on the machine it runs on. With MODE "read" the lines are only
+ * cannot beat this figure on the machine it runs on. Two prefetch hints: into L1
+ * (prefetcht0, the L1's few miss buffers bound the lines in flight) and into L2 only
+ * (prefetcht1, what the filters use for state larger than twice the L2 cache). With MODE "read" the lines are only
  * read (a key found DUPLICATE by a Bloom filter stores nothing). Built and run by
  * scripts/bench_memfloor.sh; a benchmark, not a test.
  *
@@ -20,6 +22,14 @@
 #define BURST 64
 
 static volatile uint64_t sink;
+
+static inline void prefetch(const void *p, int l2)
+{
+	if (l2)
+		__builtin_prefetch(p, 1, 2);
+	else
+		__builtin_prefetch(p, 1, 3);
+}
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t rng(void)
@@ -42,7 +52,7 @@ static double now_s(void)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: memfloor SIZE_MIB LINES [KEYS]\n");
+		fprintf(stderr, "usage: memfloor SIZE_MIB LINES [KEYS [rmw|read]]\n");
 		return 2;
 	}
 	size_t bytes = (size_t)strtoull(argv[1], NULL, 10) << 20;
@@ -65,7 +75,9 @@ int main(int argc, char **argv)
 
 	printf("table %zu MiB, %u random lines per key (%s), %zu keys\n", bytes >> 20, lines,
 	       rd ? "read" : "read-modify-write", keys);
-	for (unsigned ahead = 1; ahead <= 32; ahead *= 2) {
+	for (unsigned step = 0; step < 14; step++) {
+		const int l2 = step >= 7;
+		const unsigned ahead = 1u << (step % 7); /* 1..64 keys ahead */
 		double t0 = now_s();
 		uint64_t acc = 0;
 
@@ -74,11 +86,11 @@ int main(int argc, char **argv)
 
 			for (unsigned i = 0; i < ahead; i++)
 				for (unsigned j = 0; j < lines; j++)
-					__builtin_prefetch(&t[x[i * lines + j]], 1, 3);
+					prefetch(&t[x[i * lines + j]], l2);
 			for (unsigned i = 0; i < BURST; i++) {
 				if (i + ahead < BURST)
 					for (unsigned j = 0; j < lines; j++)
-						__builtin_prefetch(&t[x[(i + ahead) * lines + j]], 1, 3);
+						prefetch(&t[x[(i + ahead) * lines + j]], l2);
 				if (rd)
 					for (unsigned j = 0; j < lines; j++)
 						acc += t[x[i * lines + j]];
@@ -90,7 +102,8 @@ int main(int argc, char **argv)
 		sink = acc;
 		double ns = (now_s() - t0) / (double)(keys / BURST * BURST) * 1e9;
 
-		printf("  %2u keys ahead: %6.2f ns/key  %5.2f ns/line\n", ahead, ns, ns / lines);
+		printf("  into %s, %2u keys ahead: %6.2f ns/key  %5.2f ns/line\n", l2 ? "L2" : "L1",
+		       ahead, ns, ns / lines);
 	}
 	free(ix);
 	free(t);
