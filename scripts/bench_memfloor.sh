@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The memory floor of 1..8 random cache lines per key (and 7 lines only read) in a table (default 64 MiB), single
-# core, prefetching into L1 and into L2 only: what no filter touching that many lines per key
-# can beat here. A benchmark.
+# The memory floor of 1..8 random cache lines per key (and 7 lines only read) in a table
+# (default 64 MiB), single core, prefetching into L1 and into L2 only: what no filter
+# touching that many lines per key can beat here. A benchmark.
 #   bash scripts/bench_memfloor.sh [SIZE_MIB] [KEYS]
 set -euo pipefail
 cd "$(dirname "$0")/.."

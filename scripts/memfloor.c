@@ -5,9 +5,9 @@
  * prefetched, no hashing. A filter that touches L independent random lines per key
  * cannot beat this figure on the machine it runs on. Two prefetch hints: into L1
  * (prefetcht0, the L1's few miss buffers bound the lines in flight) and into L2 only
- * (prefetcht1, what the filters use for state larger than twice the L2 cache). With MODE "read" the lines are only
- * read (a key found DUPLICATE by a Bloom filter stores nothing). Built and run by
- * scripts/bench_memfloor.sh; a benchmark, not a test.
+ * (prefetcht1, what the filters use for state larger than twice the L2 cache). With
+ * MODE "read" the lines are only read (a key found DUPLICATE by a Bloom filter stores
+ * nothing). Built and run by scripts/bench_memfloor.sh; a benchmark, not a test.
  *
  *   memfloor SIZE_MIB LINES [KEYS [MODE]]     MODE: rmw (default) or read
  */

@@ -158,7 +158,8 @@ static void test_far_same_verdicts(void **state)
 		for (size_t i = 0; i < n; i++) {
 			if (a[i] != b[i])
 				fail_msg("%s%s: key %zu differs with the large-state prefetch",
-					 pd_filter_type_name(p.type), p.window ? " (window)" : "", i);
+					 pd_filter_type_name(p.type), p.window ? " (window)" : "",
+					 i);
 			dups += a[i];
 		}
 		assert_true(dups > 0 && dups < n);

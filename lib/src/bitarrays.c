@@ -103,7 +103,8 @@ static inline void ba_prefetch(struct ba *b, const uint64_t *pos, const uint64_t
 	if (!resets)
 		return;
 	if (b->type == PD_FILTER_BSBFSD) {
-		pd_prefetch_w(b->base.far, ba_word(b, (unsigned)pd_range(rnd[0], b->k), pd_range(rnd[1], b->s)));
+		pd_prefetch_w(b->base.far,
+			      ba_word(b, (unsigned)pd_range(rnd[0], b->k), pd_range(rnd[1], b->s)));
 		return;
 	}
 	for (unsigned j = 0; j < b->k; j++)

@@ -92,7 +92,7 @@ _Static_assert(sizeof(struct qw_row32) == QW_ROW, "row32 is one cache line");
 			row[i] = (struct ROW *)(q->rows + pd_range(h[i], q->n) * QW_ROW);       \
 			fp[i] = (ET)(1 + pd_range(pd_hash2(h[i]), q->fpmax));                   \
 			if (i < ahead)                                                          \
-				pd_prefetch_w(far, row[i]);                                          \
+				pd_prefetch_w(far, row[i]);                                     \
 		}                                                                               \
 		for (unsigned i = 0; i < n; i++) {                                              \
 			struct ROW *r = row[i];                                                 \
@@ -109,7 +109,7 @@ _Static_assert(sizeof(struct qw_row32) == QW_ROW, "row32 is one cache line");
 			int dup;                                                                \
                                                                                                 \
 			if (i + ahead < n)                                                      \
-				pd_prefetch_w(far, row[i + ahead]);                                  \
+				pd_prefetch_w(far, row[i + ahead]);                             \
 			q->latest = now > q->latest ? now : q->latest;                          \
 			limit = limit > amax - 1 ? amax - 1 : limit;                            \
 			for (unsigned j = 0; j < b; j++) {                                      \
