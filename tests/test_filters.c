@@ -3,6 +3,7 @@
  * Behaviour common to every filter, checked against an exact oracle on the raw keys:
  * burst == one by one, seeds, invalid parameters, the error-free filters, timerbf windows.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <xxhash.h>
 
@@ -196,6 +197,9 @@ static void test_invalid_params(void **state)
 		p = small(PD_FILTER_FPBUFFERING, 1);
 		p.fpbuf_q = 2.0;
 		expect_invalid(p, "fpbuffering q > 1");
+		p = small(PD_FILTER_LRU, 1);
+		p.memory_bytes = (16ULL << 30) + 8;
+		expect_invalid(p, "lru: more than 2^31 keys");
 		p = small(PD_FILTER_TIMERBF, 1);
 		p.k = 4;
 		p.equal_timers = 5;
@@ -284,22 +288,24 @@ static void test_buffering(void **state)
 }
 
 /*
- * lru against a reference LRU buffer of B keys (a list scanned in full, the least
- * recent evicted): the same verdict for every key, through evictions, a table full of
- * clusters (B = 64 keys in 128 slots) and every burst boundary.
+ * An lru of B <= 64 keys runs n keys k (raw keys, or with hashed set the hashes it
+ * indexes, given directly) and every verdict is checked against a reference LRU buffer
+ * of B keys: a list scanned in full, the least recent evicted. Frees k.
  */
-static void test_lru_oracle(void **state)
+static void lru_check(uint64_t *k, size_t n, unsigned B, bool hashed)
 {
-	enum { B = 64, N = 40000 };
-	const size_t n = N;
-	uint64_t *k = tu_keys(n, 200, 21), buf[B], last[B], used = 0;
+	uint64_t buf[64], last[64], used = 0;
 	uint8_t *v = malloc(n);
 	struct pd_filter *f;
 
-	(void)state;
+	assert_true(B <= 64);
+	assert_non_null(v);
 	f = tu_create((struct pd_filter_params){.type = PD_FILTER_LRU, .memory_bytes = B * 8,
 						.seed = 9});
-	pd_filter_burst_u64(f, k, NULL, v, n);
+	if (hashed)
+		pd_filter_burst_hashed(f, k, NULL, v, n);
+	else
+		pd_filter_burst_u64(f, k, NULL, v, n);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t j, oldest = 0;
 
@@ -325,6 +331,36 @@ static void test_lru_oracle(void **state)
 	pd_filter_destroy(f);
 	free(k);
 	free(v);
+}
+
+/*
+ * lru against the reference LRU buffer: the same verdict for every key, through
+ * evictions, a table full of clusters (B = 64 keys in 128 slots) and every burst
+ * boundary.
+ */
+static void test_lru_oracle(void **state)
+{
+	(void)state;
+	lru_check(tu_keys(40000, 200, 21), 40000, 64, false);
+}
+
+/*
+ * lru's index keeps the top 32 bits of each hash as a tag and reads a key only where its
+ * tag matches. Hashes that share a few tags, and so their home slots, but differ below:
+ * equal tags with different keys must not match, through probing, eviction and
+ * backward-shift deletion in long clusters that wrap around the table.
+ */
+static void test_lru_tag_collisions(void **state)
+{
+	const size_t n = 40000;
+	uint64_t *h = tu_keys(n, 0, 33);
+
+	(void)state;
+	/* tags 0, 2^31 and 2^32-1 (home slots first, middle, last), 40 low values each */
+	for (size_t i = 0; i < n; i++)
+		h[i] = (uint64_t)(h[i] % 3 == 0 ? 0 : h[i] % 3 == 1 ? 1U << 31 : UINT32_MAX) << 32 |
+		       (h[i] >> 8) % 40;
+	lru_check(h, n, 48, true);
 }
 
 static void test_timerbf_window(void **state)
@@ -540,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_error_free),
 		cmocka_unit_test(test_buffering),
 		cmocka_unit_test(test_lru_oracle),
+		cmocka_unit_test(test_lru_tag_collisions),
 		cmocka_unit_test(test_timerbf_window),
 		cmocka_unit_test(test_timerbf_vs_oracle),
 		cmocka_unit_test(test_exact_seen_bytes),

@@ -370,8 +370,10 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 	}
 	case PD_FILTER_LRU:
 	case PD_FILTER_FPBUFFERING:
-		if (p.memory_bytes / 8 >= UINT32_MAX)
-			return pd_err(err, PD_EINVAL, "memory_bytes: %s holds at most 2^32-2 keys",
+		if (p.memory_bytes / 8 > (1ULL << 31)) /* its index has at most 2^32 slots */
+			return pd_err(err, PD_EINVAL,
+				      "memory_bytes: %llu is above the most for %s, 16 GiB "
+				      "(2^31 keys of 8 bytes)", (unsigned long long)p.memory_bytes,
 				      pd_filter_type_name(p.type));
 		if (p.type == PD_FILTER_FPBUFFERING) {
 			if (p.fpbuf_q == 0.0)
