@@ -73,7 +73,12 @@ size=$(stat -c %s "$tmp/s.orig")
 head -c $((size / 2)) "$tmp/s.orig" >"$tmp/bad.snap"
 refused truncated "truncated: $((size / 2)) of $size bytes"
 cp "$tmp/s.orig" "$tmp/bad.snap"
-printf '\x55' | dd of="$tmp/bad.snap" bs=1 seek=$((size - 100)) conv=notrunc status=none
+# flip every bit of one byte (writing a fixed value left the file as it was whenever
+# the byte already held it: 1 run in 256 passed a corrupted file as good)
+byte=$(od -An -tu1 -j $((size - 100)) -N 1 "$tmp/bad.snap" | tr -d ' ')
+printf "\\x$(printf %02x $((byte ^ 255)))" |
+	dd of="$tmp/bad.snap" bs=1 seek=$((size - 100)) conv=notrunc status=none
+cmp -s "$tmp/bad.snap" "$tmp/s.orig" && { echo "FAIL: the corruption changed nothing" >&2; exit 1; }
 refused corrupted "checksum mismatch"
 cp "$in" "$tmp/bad.snap"
 refused not-a-snapshot "not a pktdedup snapshot"
