@@ -22,7 +22,7 @@
  * Prefetch: the K probed lines and the line where the decrement run starts; for state
  * well beyond the L2 (sbf_very_far), also the line where the run ends. The run crosses
  * into the next line for about one key in 50 with the planner's P = 11 bit cells; left
- * out, that line was a full memory miss and cost 1.3 ns/key at 64 MiB, 8 with Max = 3
+ * out, that line was a full memory miss and cost 1.3 ns/key at 64 MiB, 9 with Max = 3
  * (docs/speed.md). For state that the L3 mostly holds, it costs less than the extra
  * prefetch. Lines strictly inside a run longer than a line are not prefetched.
  */
