@@ -198,6 +198,14 @@ static inline unsigned pd_ahead(unsigned lines, bool far)
 	return a < 2 ? 2 : a;
 }
 
+/* State far beyond the L2 (more than 8 times far_bytes, 16 MiB on the development machine,
+ * whose L3 is 32 MiB): its lines come from memory, not the L3. lru spaces its prefetch
+ * stages further apart there, sbf prefetches the end of its decrement runs too. */
+static inline bool pd_very_far(const struct pd_filter *f)
+{
+	return f->footprint_bytes > 8 * f->far_bytes;
+}
+
 /*
  * Start loading the line of p for a write (read) soon: into L1, or L2 only when far.
  *

@@ -198,7 +198,7 @@ static void lru_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 {
 	struct lru *l = (struct lru *)f;
 	uint64_t rnd[PD_BURST_MAX], home[PD_BURST_MAX];
-	const unsigned a = f->footprint_bytes > 8 * f->far_bytes ? LRU_STAGE_FAR : LRU_STAGE;
+	const unsigned a = pd_very_far(f) ? LRU_STAGE_FAR : LRU_STAGE;
 
 	(void)ts;
 	for (unsigned i = 0; i < n; i++) {

@@ -20,7 +20,7 @@
  * cells with no borrow between cells. P consecutive cells touch ceil(P/cpw)+1 words.
  *
  * Prefetch: the K probed lines and the line where the decrement run starts; for state
- * well beyond the L2 (sbf_very_far), also the line where the run ends. The run crosses
+ * far beyond the L2 (pd_very_far), also the line where the run ends. The run crosses
  * into the next line for about one key in 50 with the planner's P = 11 bit cells; left
  * out, that line was a full memory miss and cost 1.3 ns/key at 64 MiB, 9 with Max = 3
  * (docs/speed.md). For state that the L3 mostly holds, it costs less than the extra
@@ -92,23 +92,17 @@ static inline void sbf_decrement(struct sbf *s, struct sbf_pos start)
 	}
 }
 
-/* State well beyond the L2 (more than 8 times far_bytes, 16 MiB on the development
- * machine, whose L3 is 32 MiB): prefetch the end of a decrement run too. */
-static inline bool sbf_very_far(const struct sbf *s)
-{
-	return s->base.footprint_bytes > 8 * s->base.far_bytes;
-}
-
 static inline void sbf_prefetch(const struct sbf *s, const struct sbf_pos *pos,
 				struct sbf_pos dec)
 {
-	uint64_t last = dec.word + s->span[dec.shift / s->d];
-
 	for (unsigned j = 0; j < s->K; j++)
 		pd_prefetch_w(s->base.far, &s->w[pos[j].word]);
 	pd_prefetch_w(s->base.far, &s->w[dec.word]);
-	if (sbf_very_far(s))
+	if (pd_very_far(&s->base)) {
+		uint64_t last = dec.word + s->span[dec.shift / s->d];
+
 		pd_prefetch_w(true, &s->w[last >= s->nwords ? last - s->nwords : last]);
+	}
 }
 
 /* Bit cells: the last bit of the run of P from b (b itself when P is 0). */
@@ -136,7 +130,7 @@ static void sbf1_burst(struct sbf *s, const uint64_t *h, uint8_t *v, unsigned n)
 	const unsigned P = s->P;
 	const uint64_t pm1 = P > 0 ? P - 1 : 0;
 	const bool far = s->base.far;
-	const bool very_far = sbf_very_far(s);
+	const bool very_far = pd_very_far(&s->base);
 	const unsigned ahead = pd_ahead(K + 1, far);
 	struct pd_prng prng = s->base.prng;
 
