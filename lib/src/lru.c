@@ -193,6 +193,37 @@ static inline void lru_hint_evict(const struct lru *l)
 	pd_prefetch_w(l->base.far, &l->node[l->node[t].prev != LRU_NIL ? l->node[t].prev : 0]);
 }
 
+/* A key found in the list becomes the most recent. */
+static inline void lru_to_front(struct lru *l, uint32_t node)
+{
+	if (l->head != node) {
+		lru_unlink(l, node);
+		lru_push_front(l, node);
+	}
+}
+
+/* A new key h, whose empty slot lru_probe() found at s, as the most recent; the least
+ * recent key is evicted when the buffer is full (with hint, the next evictions are
+ * prefetched: lru_hint_evict). */
+static inline void lru_insert(struct lru *l, uint64_t h, uint64_t s, bool hint)
+{
+	uint32_t node;
+
+	if (l->count == l->cap) {
+		node = l->tail;
+		lru_unlink(l, node);
+		lru_table_delete(l, lru_probe(l, l->node[node].key));
+		s = lru_probe(l, h); /* the deletion may have moved the empty slot */
+		if (hint)
+			lru_hint_evict(l);
+	} else {
+		node = l->count++;
+	}
+	l->node[node].key = h;
+	l->slot[s] = lru_tag(h) << 32 | (node + 1);
+	lru_push_front(l, node);
+}
+
 static void lru_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		      unsigned n)
 {
@@ -214,7 +245,6 @@ static void lru_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 		lru_hint_links(l, home[i]);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t s;
-		uint32_t node;
 
 		if (i + 3 * a < n)
 			pd_prefetch_r(f->far, &l->slot[home[i + 3 * a]]);
@@ -225,28 +255,13 @@ static void lru_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts
 		s = lru_probe(l, h[i]);
 
 		if (l->slot[s] != 0) {
-			node = lru_slot_node(l->slot[s]);
 			v[i] = PD_DUPLICATE;
-			if (l->head != node) {
-				lru_unlink(l, node);
-				lru_push_front(l, node);
-			}
+			lru_to_front(l, lru_slot_node(l->slot[s]));
 			continue;
 		}
 		/* fpbuffering: a miss is DUPLICATE with probability q (53-bit uniform) */
 		v[i] = (uint8_t)(l->fp && (double)(rnd[i] >> 11) * 0x1.0p-53 < l->q);
-		if (l->count == l->cap) {
-			node = l->tail;
-			lru_unlink(l, node);
-			lru_table_delete(l, lru_probe(l, l->node[node].key));
-			s = lru_probe(l, h[i]); /* the deletion may have moved the empty slot */
-			lru_hint_evict(l);
-		} else {
-			node = l->count++;
-		}
-		l->node[node].key = h[i];
-		l->slot[s] = lru_tag(h[i]) << 32 | (node + 1);
-		lru_push_front(l, node);
+		lru_insert(l, h[i], s, true);
 	}
 }
 
@@ -300,27 +315,11 @@ static void lru_image_save(const struct pd_filter *f, uint8_t *out)
 static void lru_touch(struct lru *l, uint64_t h)
 {
 	uint64_t s = lru_probe(l, h);
-	uint32_t node;
 
-	if (l->slot[s] != 0) {
-		node = lru_slot_node(l->slot[s]);
-		if (l->head != node) {
-			lru_unlink(l, node);
-			lru_push_front(l, node);
-		}
-		return;
-	}
-	if (l->count == l->cap) {
-		node = l->tail;
-		lru_unlink(l, node);
-		lru_table_delete(l, lru_probe(l, l->node[node].key));
-		s = lru_probe(l, h);
-	} else {
-		node = l->count++;
-	}
-	l->node[node].key = h;
-	l->slot[s] = lru_tag(h) << 32 | (node + 1);
-	lru_push_front(l, node);
+	if (l->slot[s] != 0)
+		lru_to_front(l, lru_slot_node(l->slot[s]));
+	else
+		lru_insert(l, h, s, false);
 }
 
 static int lru_image_load(struct pd_filter *f, const uint8_t *in, uint64_t len,
