@@ -85,6 +85,9 @@ expect_2 --filter --filter nope
 expect_2 --memory --memory 8X
 expect_2 --memory --memory -1
 expect_2 --n --n -5
+expect_2 "--k needs a single --filter" --k 3
+expect_2 "--pstar needs a single --filter" --filter all --pstar 0.1
+expect_2 "k: not a parameter of qqhtd" --filter qqhtd --k 3 --n 100
 expect_2 --distinct --distinct 1.5
 expect_2 --keys --keys "$tmp/missing.bin"
 expect_2 "multiple of 8" --keys "$tmp/odd.bin"

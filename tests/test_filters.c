@@ -216,6 +216,67 @@ static void test_invalid_params(void **state)
 	assert_int_equal(err.code, PD_EINVAL);
 }
 
+/*
+ * A tunable set for a filter that has no such parameter is refused (PD_ENOTSUP, naming
+ * the field), not silently ignored; one the filter has is accepted. The table is the
+ * papers' parameters (ALGORITHMS.md), written out here, not taken from the planner.
+ */
+static void test_unused_params(void **state)
+{
+	enum { K, MAX, P, PSTAR, B, F, Q, EXPN, NPARAM };
+	static const char *const field[NPARAM] = {"k", "sbf_max", "sbf_p", "rsbf_pstar",
+						  "qht_b", "qht_f", "fpbuf_q", "expected_n"};
+	static const unsigned char has[PD_FILTER_COUNT][NPARAM] = {
+		[PD_FILTER_SBF] = {[K] = 1, [MAX] = 1, [P] = 1},
+		[PD_FILTER_RSBF] = {[K] = 1, [PSTAR] = 1},
+		[PD_FILTER_BSBF] = {[K] = 1},
+		[PD_FILTER_BSBFSD] = {[K] = 1},
+		[PD_FILTER_RLBSBF] = {[K] = 1},
+		[PD_FILTER_QHT] = {[B] = 1, [F] = 1},
+		[PD_FILTER_QHTD] = {[B] = 1, [F] = 1},
+		[PD_FILTER_QQHTD] = {[B] = 1, [F] = 1},
+		[PD_FILTER_BLOOM] = {[K] = 1, [EXPN] = 1},
+		[PD_FILTER_LRU] = {0},
+		[PD_FILTER_FPBUFFERING] = {[Q] = 1},
+		[PD_FILTER_TIMERBF] = {[K] = 1, [EXPN] = 1},
+		[PD_FILTER_EXACT] = {0},
+	};
+
+	(void)state;
+	for (unsigned t = 0; t < PD_FILTER_COUNT; t++) {
+		for (unsigned i = 0; i < NPARAM; i++) {
+			struct pd_filter_params p = small((enum pd_filter_type)t, 1);
+			struct pd_error err = {0};
+			struct pd_filter *f;
+
+			switch (i) {
+			case K: p.k = 2; break;
+			case MAX: p.sbf_max = 1; break;
+			case P: p.sbf_p = 3; break;
+			case PSTAR: p.rsbf_pstar = 0.05; break;
+			case B: p.qht_b = 4; break;
+			case F: p.qht_f = 8; break;
+			case Q: p.fpbuf_q = 0.02; break;
+			case EXPN: p.expected_n = 1000; break;
+			}
+			f = pd_filter_create(&p, &err);
+			if (has[t][i]) {
+				if (f == NULL)
+					fail_msg("%s refused its own %s: %s", pd_filter_type_name(t),
+						 field[i], err.msg);
+				pd_filter_destroy(f);
+				continue;
+			}
+			if (f != NULL)
+				fail_msg("%s accepted %s, which it does not have",
+					 pd_filter_type_name(t), field[i]);
+			assert_int_equal(err.code, PD_ENOTSUP);
+			assert_int_equal(strncmp(err.msg, field[i], strlen(field[i])), 0);
+			assert_int_equal(err.msg[strlen(field[i])], ':');
+		}
+	}
+}
+
 /* exact: zero errors; lru: zero FP; bloom: zero FN; against the raw-key oracle. */
 static void test_error_free(void **state)
 {
@@ -573,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_burst_equals_single),
 		cmocka_unit_test(test_seeds),
 		cmocka_unit_test(test_invalid_params),
+		cmocka_unit_test(test_unused_params),
 		cmocka_unit_test(test_error_free),
 		cmocka_unit_test(test_buffering),
 		cmocka_unit_test(test_lru_oracle),

@@ -118,7 +118,8 @@ static const struct option longopts[] = {
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	int c, stream_set = 0, zipf_opt = 0, uniform_opt = 0;
+	int c, li = -1, stream_set = 0, zipf_opt = 0, uniform_opt = 0;
+	const char *specific = NULL; /* the first option of one filter's parameters */
 
 	cli_prog = "pktdedup-eval";
 	memset(o, 0, sizeof(*o));
@@ -134,7 +135,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->truth_mode = PD_WINDOW_SEEN;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, &li)) != -1) {
 		const char *a = optarg;
 		const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
 		int r = 0, choice;
@@ -157,6 +158,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				r = cli_bad("--window", a, "must be at least 1");
 			break;
 		case O_EQT:
+			specific = specific ? specific : "equal-timers";
 			r = cli_u32("--equal-timers", a, &o->p.equal_timers);
 			break;
 		case O_WMODE:
@@ -213,6 +215,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			return -1;
 		default:
 			if (c >= CLI_O_MEMORY && c < CLI_O_FILTER_END) {
+				if (c >= CLI_O_K && specific == NULL)
+					specific = longopts[li].name;
 				r = cli_filter_option(c, a, &o->p);
 				break;
 			}
@@ -225,6 +229,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (optind < argc) {
 		fprintf(stderr, "pktdedup-eval: unexpected argument %s (see --help)\n",
 			argv[optind]);
+		return -1;
+	}
+	if (o->all && specific != NULL) {
+		fprintf(stderr, "pktdedup-eval: --%s needs a single --filter: one value cannot suit"
+			" 13 filters\n", specific);
 		return -1;
 	}
 	if (o->keys_path != NULL && stream_set) {
@@ -259,9 +268,7 @@ static struct pd_filter_params params_for(const struct opts *o, enum pd_filter_t
 
 	p.type = t;
 	if (o->all) {
-		/* one set of options for 13 filters: keep only what all of them share */
-		p.k = 0;
-		p.sbf_max = p.sbf_p = p.qht_b = p.qht_f = p.equal_timers = 0;
+		/* filter parameters were refused with `all`; the window is timerbf's only */
 		if (t != PD_FILTER_TIMERBF)
 			p.window = 0;
 	}

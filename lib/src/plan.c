@@ -186,6 +186,53 @@ static int check_k(const struct pd_filter_params *p, struct pd_error *err)
 	return 0;
 }
 
+/*
+ * A tunable set (non-zero) for a filter that has no such parameter: refused rather than
+ * ignored, so that a mistyped filter name or a misplaced option cannot go unnoticed.
+ */
+static int unused_param(const struct pd_filter_params *p, struct pd_error *err)
+{
+	enum pd_filter_type t = p->type;
+	int qht = t == PD_FILTER_QHT || t == PD_FILTER_QHTD || t == PD_FILTER_QQHTD;
+	int bloomlike = t == PD_FILTER_BLOOM || t == PD_FILTER_TIMERBF;
+	int has_k = t == PD_FILTER_SBF || t == PD_FILTER_RSBF || t == PD_FILTER_BSBF ||
+		    t == PD_FILTER_BSBFSD || t == PD_FILTER_RLBSBF || bloomlike;
+	const char *field = NULL, *has;
+
+	if (p->k != 0 && !has_k)
+		field = "k";
+	else if ((p->sbf_max != 0 || p->sbf_p != 0) && t != PD_FILTER_SBF)
+		field = p->sbf_max != 0 ? "sbf_max" : "sbf_p";
+	else if (p->rsbf_pstar != 0.0 && t != PD_FILTER_RSBF)
+		field = "rsbf_pstar";
+	else if ((p->qht_b != 0 || p->qht_f != 0) && !qht)
+		field = p->qht_b != 0 ? "qht_b" : "qht_f";
+	else if (p->fpbuf_q != 0.0 && t != PD_FILTER_FPBUFFERING)
+		field = "fpbuf_q";
+	else if (p->expected_n != 0 && !bloomlike)
+		field = "expected_n";
+	if (field == NULL)
+		return 0;
+	switch (t) {
+	case PD_FILTER_SBF: has = "k, sbf_max, sbf_p"; break;
+	case PD_FILTER_RSBF: has = "k, rsbf_pstar"; break;
+	case PD_FILTER_BSBF:
+	case PD_FILTER_BSBFSD:
+	case PD_FILTER_RLBSBF: has = "k"; break;
+	case PD_FILTER_QHT:
+	case PD_FILTER_QHTD: has = "qht_b, qht_f"; break;
+	case PD_FILTER_QQHTD: has = "qht_b, qht_f, window"; break;
+	case PD_FILTER_BLOOM: has = "k, expected_n"; break;
+	case PD_FILTER_TIMERBF: has = "k, expected_n, window, equal_timers"; break;
+	case PD_FILTER_FPBUFFERING: has = "fpbuf_q"; break;
+	case PD_FILTER_EXACT: has = "window"; break;
+	case PD_FILTER_LRU:
+	default: has = "only memory_bytes"; break;
+	}
+	return pd_err(err, PD_ENOTSUP, "%s: not a parameter of %s (it has: %s)", field,
+		      pd_filter_type_name(t), has);
+}
+
 int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_error *err)
 {
 	struct pd_filter_params p;
@@ -221,6 +268,8 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 			      (unsigned long long)p.window);
 	if (p.equal_timers != 0 && p.type != PD_FILTER_TIMERBF)
 		return pd_err(err, PD_ENOTSUP, "equal_timers: only timerbf has timers");
+	if (unused_param(&p, err) != 0)
+		return -1;
 	if ((unsigned)p.window_mode > PD_WINDOW_DELIVERED)
 		return pd_err(err, PD_EINVAL, "window_mode: %d is not seen or delivered",
 			      (int)p.window_mode);

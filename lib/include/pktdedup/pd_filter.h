@@ -122,7 +122,8 @@ struct pd_error {
 
 /**
  * Parameters of a filter. Zero in any tunable field means "let the planner choose"
- * (pd_plan()), from memory_bytes and target_fpr. Fields a filter does not use are ignored.
+ * (pd_plan()), from memory_bytes and target_fpr. A tunable set for a filter that has no
+ * such parameter (k for qqhtd, say) is refused with PD_ENOTSUP and the field's name.
  */
 struct pd_filter_params {
 	enum pd_filter_type type;
