@@ -113,3 +113,22 @@ editcap -F pcap -r "$in" "$tmp/head.pcap" "1-$good"
 	{ echo "FAIL: truncated pcap: output differs from the run on its $good whole frames" >&2; exit 1; }
 echo "ok: missing and non-pcap input: status 1; truncated input: status 1, its $good whole" \
 	"frames processed and written"
+
+# files written at the end are checked at the start: nothing runs, no output is made
+unwritable() { # "words the message must contain" options...
+	local words=$1 rc=0
+	shift
+	rm -f "$tmp/early.pcap"
+	"$bin" "${p[@]}" --pcap-out "$tmp/early.pcap" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	if [ "$rc" -ne 1 ] || ! grep -qF -- "$words" "$tmp/err" || grep -q "packets in" "$tmp/out" "$tmp/err" ||
+		[ -e "$tmp/early.pcap" ]; then
+		echo "FAIL: pktdedup $*: status $rc (want 1, before any packet), message:" >&2
+		cat "$tmp/err" >&2
+		exit 1
+	fi
+}
+unwritable "--snapshot $tmp/no/dir/s: cannot write in $tmp/no/dir" --snapshot "$tmp/no/dir/s"
+unwritable "--snapshot $tmp: is a directory" --snapshot "$tmp"
+unwritable "--stats-json $tmp/no/s.json: cannot write in $tmp/no" --stats-json "$tmp/no/s.json"
+unwritable "--stats-json $tmp: is a directory" --stats-json "$tmp"
+echo "ok: a --snapshot or --stats-json that cannot be written stops the run at start (status 1)"

@@ -672,6 +672,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (pd_app_check_outputs(c) != 0)
+		return 1;
 	if (!c->seed_given && seed_from_getrandom(&c->filter.seed) != 0) {
 		fprintf(stderr, "pktdedup: getrandom: %s\n", strerror(errno));
 		return 1;

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../common/cli.h"
 #include "pktdedup.h"
@@ -207,6 +209,56 @@ static int check(struct pd_app_config *c, const struct seen *s)
 			return cli_bad("--workers", "",
 				       "--pcap-out keeps the input order with one worker only");
 	}
+	return 0;
+}
+
+/*
+ * Whether @p path can be written when the run ends: an existing file must be a writable
+ * regular file; the directory must exist and be writable when the file does not exist or
+ * when it is replaced by renaming a temporary file beside it (@p renamed).
+ */
+static int check_output(const char *opt, const char *path, int renamed)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "pktdedup: %s %s: is a directory\n", opt, path);
+			return -1;
+		}
+		if (access(path, W_OK) != 0) {
+			fprintf(stderr, "pktdedup: %s %s: %s\n", opt, path, strerror(errno));
+			return -1;
+		}
+		if (!renamed)
+			return 0;
+	} else if (errno != ENOENT) {
+		fprintf(stderr, "pktdedup: %s %s: %s\n", opt, path, strerror(errno));
+		return -1;
+	}
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (access(dir, W_OK | X_OK) != 0) {
+		fprintf(stderr, "pktdedup: %s %s: cannot write in %s: %s\n", opt, path, dir,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int pd_app_check_outputs(const struct pd_app_config *c)
+{
+	if (c->stats_json != NULL && strcmp(c->stats_json, "-") != 0 &&
+	    check_output("--stats-json", c->stats_json, 0) != 0)
+		return -1;
+	if (c->snapshot != NULL && check_output("--snapshot", c->snapshot, 1) != 0)
+		return -1;
 	return 0;
 }
 

@@ -174,6 +174,9 @@ extern volatile int pd_input_done;
 /* options.c */
 int pd_app_parse(int argc, char **argv, struct pd_app_config *cfg);
 void pd_app_usage(FILE *out);
+/* Whether the files written at the end (--snapshot, --stats-json) can be written, checked
+ * at start so that a run of days does not lose its state to a typo: 0, or -1 and a message. */
+int pd_app_check_outputs(const struct pd_app_config *cfg);
 
 /* main.c */
 void pd_stats_tick(void);
