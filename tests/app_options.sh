@@ -52,12 +52,12 @@ bad "--mark-dscp" "${p[@]}" --mark-dscp 5
 bad "--dup-port" "${p[@]}" --dup-port 1
 bad "--dup-port" --no-huge -- --action count --dup-port 1
 bad "--unparseable" "${p[@]}" --unparseable keep
-bad "--ports" "${p[@]}" --ports 0
+bad "--ports 0: --pcap-in makes its own port" "${p[@]}" --ports 0
 bad "--ports" --no-huge -- --ports 0,0
 bad "--ports" --no-huge -- --ports 0,1,2
 bad "--workers" "${p[@]}" --workers 0
 bad "--workers" "${p[@]}" --workers 65
-bad "--workers" "${p[@]}" --workers 2 --pcap-out "$tmp/o.pcap"
+bad "--workers 2: --pcap-out keeps" "${p[@]}" --workers 2 --pcap-out "$tmp/o.pcap"
 bad "--dispatch" "${p[@]}" --dispatch magic
 bad "--rx-desc" "${p[@]}" --rx-desc 1000
 bad "--tx-desc" "${p[@]}" --tx-desc 16

@@ -166,6 +166,7 @@ static int parse_ports(const char *s, struct pd_app_config *c)
 struct seen {
 	struct cli_key_given key;
 	const char *dscp, *dup_port, *pcap_out, *dispatch, *snap_int, *snap_pol, *wmode;
+	const char *ports, *workers;
 };
 
 /* Whether two paths name one existing file (writing one would truncate the other). */
@@ -202,11 +203,11 @@ static int check(struct pd_app_config *c, const struct seen *s)
 		return cli_bad("--pcap-out", s->pcap_out, "the same file as --pcap-in");
 	if (c->pcap_in != NULL) {
 		if (c->nports != 0)
-			return cli_bad("--ports", "", "--pcap-in makes its own port");
+			return cli_bad("--ports", s->ports, "--pcap-in makes its own port");
 		if (c->dup_port >= 0)
 			return cli_bad("--dup-port", s->dup_port, "not with --pcap-in");
 		if (c->workers > 1 && c->pcap_out != NULL)
-			return cli_bad("--workers", "",
+			return cli_bad("--workers", s->workers,
 				       "--pcap-out keeps the input order with one worker only");
 	}
 	return 0;
@@ -315,8 +316,12 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			r = cli_choice("--unparseable", a, (const char *const[]){"forward", "drop",
 					NULL}, &c->drop_unparseable);
 			break;
-		case O_PORTS: r = parse_ports(a, c); break;
+		case O_PORTS:
+			s.ports = a;
+			r = parse_ports(a, c);
+			break;
 		case O_WORKERS:
+			s.workers = a;
 			r = cli_u32("--workers", a, &c->workers);
 			if (r == 0 && (c->workers == 0 || c->workers > PD_APP_MAX_WORKERS))
 				r = cli_bad("--workers", a, "expected 1 to 64");
