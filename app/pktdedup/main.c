@@ -935,6 +935,10 @@ int main(int argc, char **argv)
 			c->action == PD_ACTION_DROP ? "drop" :
 			c->action == PD_ACTION_MARK ? "mark" : "count",
 			c->pcap_in ? "; replaying the pcap once" : "");
+		if (PD_BENCH_STAGE)
+			fprintf(stderr, "pktdedup: BENCHMARK BUILD (-Dbench_stage=%s): no filter"
+				" probe, nothing is deduplicated\n",
+				PD_BENCH_STAGE_NAME(PD_BENCH_STAGE));
 	}
 	rte_telemetry_register_cmd("/pktdedup/stats", telemetry_stats,
 				   "pktdedup counters: rx, tx, unique, duplicate, dropped, ...");
