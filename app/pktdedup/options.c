@@ -3,11 +3,11 @@
  * pktdedup's own options (after EAL's and `--`): parsing, validation, --help.
  * Every bad value is reported with the option's name; the caller exits with status 2.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
