@@ -3,6 +3,7 @@
  * The planner (pd_plan.h): papers' parameter rules, validation, predicted FPR.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <pktdedup/pd_plan.h>
@@ -186,51 +187,58 @@ static int check_k(const struct pd_filter_params *p, struct pd_error *err)
 	return 0;
 }
 
+/* The tunables, in the order the messages name them. */
+static const char *const param_name[] = {
+	"k", "sbf_max", "sbf_p", "rsbf_pstar", "qht_b", "qht_f", "fpbuf_q", "expected_n",
+	"window", "equal_timers",
+};
+enum { P_K = 1, P_MAX = 2, P_P = 4, P_PSTAR = 8, P_B = 16, P_F = 32, P_Q = 64, P_EXPN = 128,
+       P_WINDOW = 256, P_EQT = 512 };
+
+/* The tunables a filter has (ALGORITHMS.md). */
+static unsigned params_of(enum pd_filter_type t)
+{
+	switch (t) {
+	case PD_FILTER_SBF: return P_K | P_MAX | P_P;
+	case PD_FILTER_RSBF: return P_K | P_PSTAR;
+	case PD_FILTER_BSBF:
+	case PD_FILTER_BSBFSD:
+	case PD_FILTER_RLBSBF: return P_K;
+	case PD_FILTER_QHT:
+	case PD_FILTER_QHTD: return P_B | P_F;
+	case PD_FILTER_QQHTD: return P_B | P_F | P_WINDOW;
+	case PD_FILTER_BLOOM: return P_K | P_EXPN;
+	case PD_FILTER_TIMERBF: return P_K | P_EXPN | P_WINDOW | P_EQT;
+	case PD_FILTER_FPBUFFERING: return P_Q;
+	case PD_FILTER_EXACT: return P_WINDOW;
+	default: return 0; /* lru */
+	}
+}
+
 /*
  * A tunable set (non-zero) for a filter that has no such parameter: refused rather than
  * ignored, so that a mistyped filter name or a misplaced option cannot go unnoticed.
+ * (window and equal_timers have their own checks and messages, in pd_plan.)
  */
 static int unused_param(const struct pd_filter_params *p, struct pd_error *err)
 {
-	enum pd_filter_type t = p->type;
-	int qht = t == PD_FILTER_QHT || t == PD_FILTER_QHTD || t == PD_FILTER_QQHTD;
-	int bloomlike = t == PD_FILTER_BLOOM || t == PD_FILTER_TIMERBF;
-	int has_k = t == PD_FILTER_SBF || t == PD_FILTER_RSBF || t == PD_FILTER_BSBF ||
-		    t == PD_FILTER_BSBFSD || t == PD_FILTER_RLBSBF || bloomlike;
-	const char *field = NULL, *has;
+	const unsigned has = params_of(p->type);
+	const unsigned given = (p->k != 0 ? P_K : 0) | (p->sbf_max != 0 ? P_MAX : 0) |
+			       (p->sbf_p != 0 ? P_P : 0) | (p->rsbf_pstar != 0.0 ? P_PSTAR : 0) |
+			       (p->qht_b != 0 ? P_B : 0) | (p->qht_f != 0 ? P_F : 0) |
+			       (p->fpbuf_q != 0.0 ? P_Q : 0) | (p->expected_n != 0 ? P_EXPN : 0);
+	const unsigned bad = given & ~has;
+	char list[128] = "";
 
-	if (p->k != 0 && !has_k)
-		field = "k";
-	else if ((p->sbf_max != 0 || p->sbf_p != 0) && t != PD_FILTER_SBF)
-		field = p->sbf_max != 0 ? "sbf_max" : "sbf_p";
-	else if (p->rsbf_pstar != 0.0 && t != PD_FILTER_RSBF)
-		field = "rsbf_pstar";
-	else if ((p->qht_b != 0 || p->qht_f != 0) && !qht)
-		field = p->qht_b != 0 ? "qht_b" : "qht_f";
-	else if (p->fpbuf_q != 0.0 && t != PD_FILTER_FPBUFFERING)
-		field = "fpbuf_q";
-	else if (p->expected_n != 0 && !bloomlike)
-		field = "expected_n";
-	if (field == NULL)
+	if (bad == 0)
 		return 0;
-	switch (t) {
-	case PD_FILTER_SBF: has = "k, sbf_max, sbf_p"; break;
-	case PD_FILTER_RSBF: has = "k, rsbf_pstar"; break;
-	case PD_FILTER_BSBF:
-	case PD_FILTER_BSBFSD:
-	case PD_FILTER_RLBSBF: has = "k"; break;
-	case PD_FILTER_QHT:
-	case PD_FILTER_QHTD: has = "qht_b, qht_f"; break;
-	case PD_FILTER_QQHTD: has = "qht_b, qht_f, window"; break;
-	case PD_FILTER_BLOOM: has = "k, expected_n"; break;
-	case PD_FILTER_TIMERBF: has = "k, expected_n, window, equal_timers"; break;
-	case PD_FILTER_FPBUFFERING: has = "fpbuf_q"; break;
-	case PD_FILTER_EXACT: has = "window"; break;
-	case PD_FILTER_LRU:
-	default: has = "only memory_bytes"; break;
-	}
-	return pd_err(err, PD_ENOTSUP, "%s: not a parameter of %s (it has: %s)", field,
-		      pd_filter_type_name(t), has);
+	for (unsigned i = 0; i < sizeof(param_name) / sizeof(param_name[0]); i++)
+		if (has & (1u << i))
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 list[0] ? ", " : "", param_name[i]);
+	return pd_err(err, PD_ENOTSUP, "%s: not a parameter of %s (it has: %s)",
+		      param_name[__builtin_ctz(bad)], pd_filter_type_name(p->type),
+		      list[0] ? list : "only memory_bytes");
 }
 
 int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_error *err)
@@ -258,15 +266,14 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 			return pd_err(err, PD_EINVAL, "memory_bytes: %llu is above 1 TiB",
 				      (unsigned long long)p.memory_bytes);
 	}
-	if (p.window != 0 && p.type != PD_FILTER_TIMERBF && p.type != PD_FILTER_EXACT &&
-	    p.type != PD_FILTER_QQHTD)
+	if (p.window != 0 && !(params_of(p.type) & P_WINDOW))
 		return pd_err(err, PD_ENOTSUP,
 			      "window: %s has no time window; filters with one: qqhtd, timerbf, "
 			      "exact", pd_filter_type_name(p.type));
 	if (p.window > (1ULL << 62))
 		return pd_err(err, PD_EINVAL, "window: %llu is above 2^62",
 			      (unsigned long long)p.window);
-	if (p.equal_timers != 0 && p.type != PD_FILTER_TIMERBF)
+	if (p.equal_timers != 0 && !(params_of(p.type) & P_EQT))
 		return pd_err(err, PD_ENOTSUP, "equal_timers: only timerbf has timers");
 	if (unused_param(&p, err) != 0)
 		return -1;
