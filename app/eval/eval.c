@@ -158,7 +158,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				r = cli_bad("--window", a, "must be at least 1");
 			break;
 		case O_EQT:
-			specific = specific ? specific : "equal-timers";
+			specific = specific ? specific : longopts[li].name;
 			r = cli_u32("--equal-timers", a, &o->p.equal_timers);
 			break;
 		case O_WMODE:
