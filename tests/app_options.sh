@@ -57,7 +57,6 @@ bad "--ports" --no-huge -- --ports 0,0
 bad "--ports" --no-huge -- --ports 0,1,2
 bad "--workers" "${p[@]}" --workers 0
 bad "--workers" "${p[@]}" --workers 65
-bad "--workers 2: --pcap-out keeps" "${p[@]}" --workers 2 --pcap-out "$tmp/o.pcap"
 bad "--dispatch" "${p[@]}" --dispatch magic
 bad "--rx-desc" "${p[@]}" --rx-desc 1000
 bad "--tx-desc" "${p[@]}" --tx-desc 16

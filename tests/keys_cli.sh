@@ -52,7 +52,7 @@ expect_rc() { # expected status, then the command
 	fi
 }
 expect_rc 2 "$bin" --key bogus "$root/pcap/keys.pcap"
-expect_rc 2 "$bin" --ignore ttl "$root/pcap/keys.pcap"
+expect_rc 2 "$bin" --key flow --ignore ttl "$root/pcap/keys.pcap"
 expect_rc 2 "$bin" --key packet --ignore color "$root/pcap/keys.pcap"
 expect_rc 2 "$bin" --key packet --compare-from l7 "$root/pcap/keys.pcap"
 expect_rc 2 "$bin" --key flow --click-param id "$root/pcap/keys.pcap"

@@ -168,6 +168,47 @@ const char *cli_param_option(const char *msg)
 	return "--filter";
 }
 
+/* The parameters that matter for p's filter, as one short line. */
+void cli_params_describe(const struct pd_filter_params *p, char *buf, size_t len)
+{
+	switch (p->type) {
+	case PD_FILTER_SBF:
+		snprintf(buf, len, "Max=%u K=%u P=%u", p->sbf_max, p->k, p->sbf_p);
+		break;
+	case PD_FILTER_RSBF:
+		snprintf(buf, len, "k=%u p*=%g", p->k, p->rsbf_pstar);
+		break;
+	case PD_FILTER_BSBF:
+	case PD_FILTER_BSBFSD:
+	case PD_FILTER_RLBSBF:
+	case PD_FILTER_BLOOM:
+		snprintf(buf, len, "k=%u", p->k);
+		break;
+	case PD_FILTER_QHT:
+	case PD_FILTER_QHTD:
+	case PD_FILTER_QQHTD:
+		snprintf(buf, len, "b=%u f=%u", p->qht_b, p->qht_f);
+		break;
+	case PD_FILTER_FPBUFFERING:
+		snprintf(buf, len, "q=%g", p->fpbuf_q);
+		break;
+	case PD_FILTER_TIMERBF:
+		snprintf(buf, len, "k=%u W=%llu k'=%u", p->k, (unsigned long long)p->window,
+			 p->equal_timers);
+		break;
+	case PD_FILTER_EXACT:
+		if (p->window)
+			snprintf(buf, len, "W=%llu %s", (unsigned long long)p->window,
+				 p->window_mode == PD_WINDOW_SEEN ? "seen" : "delivered");
+		else
+			snprintf(buf, len, "-");
+		break;
+	default:
+		snprintf(buf, len, "-");
+		break;
+	}
+}
+
 static const struct {
 	const char *name;
 	uint32_t flag;
@@ -328,7 +369,14 @@ void cli_key_describe(const struct pd_key_config *k, char *buf, size_t len)
 }
 
 const char cli_key_help[] =
-	"  --key MODE           flow | srcip | click | packet (default flow)\n"
+	"  --key MODE           what makes two packets copies of each other:\n"
+	"                       packet (default): the same IP packet, fields a router\n"
+	"                         changes masked: only true copies are dropped\n"
+	"                       flow: the same 5-tuple: keeps the FIRST packet of each\n"
+	"                         connection and drops the rest of it\n"
+	"                       srcip: the same source address: keeps one packet per\n"
+	"                         sender (click-fraud filtering)\n"
+	"                       click: the same source and HTTP request (or parameter)\n"
 	"  --click-param NAME   click: key on this query parameter's value instead of the\n"
 	"                       method and request target\n"
 	"  --ignore LIST        packet: fields left out, comma-separated among ttl,\n"

@@ -276,46 +276,6 @@ static struct pd_filter_params params_for(const struct opts *o, enum pd_filter_t
 	return p;
 }
 
-static void describe(const struct pd_filter_params *p, char *buf, size_t len)
-{
-	switch (p->type) {
-	case PD_FILTER_SBF:
-		snprintf(buf, len, "Max=%u K=%u P=%u", p->sbf_max, p->k, p->sbf_p);
-		break;
-	case PD_FILTER_RSBF:
-		snprintf(buf, len, "k=%u p*=%g", p->k, p->rsbf_pstar);
-		break;
-	case PD_FILTER_BSBF:
-	case PD_FILTER_BSBFSD:
-	case PD_FILTER_RLBSBF:
-	case PD_FILTER_BLOOM:
-		snprintf(buf, len, "k=%u", p->k);
-		break;
-	case PD_FILTER_QHT:
-	case PD_FILTER_QHTD:
-	case PD_FILTER_QQHTD:
-		snprintf(buf, len, "b=%u f=%u", p->qht_b, p->qht_f);
-		break;
-	case PD_FILTER_FPBUFFERING:
-		snprintf(buf, len, "q=%g", p->fpbuf_q);
-		break;
-	case PD_FILTER_TIMERBF:
-		snprintf(buf, len, "k=%u W=%llu k'=%u", p->k, (unsigned long long)p->window,
-			 p->equal_timers);
-		break;
-	case PD_FILTER_EXACT:
-		if (p->window)
-			snprintf(buf, len, "W=%llu %s", (unsigned long long)p->window,
-				 p->window_mode == PD_WINDOW_SEEN ? "seen" : "delivered");
-		else
-			snprintf(buf, len, "-");
-		break;
-	default:
-		snprintf(buf, len, "-");
-		break;
-	}
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -331,7 +291,7 @@ static void print_json(const struct run *r, uint64_t n, int last)
 	char desc[128];
 
 	pd_filter_stats(r->f, &st);
-	describe(p, desc, sizeof(desc));
+	cli_params_describe(p, desc, sizeof(desc));
 	printf("{\"filter\": \"%s\", \"params\": \"%s\", \"memory_bytes\": %llu, "
 	       "\"footprint_bytes\": %llu, \"n\": %llu, \"distinct\": %llu, \"duplicates\": %llu, "
 	       "\"fp\": %llu, \"fn\": %llu, \"fpr\": %.9g, \"fnr\": %.9g, \"error_rate\": %.9g, "
@@ -355,7 +315,7 @@ static void print_row(const struct run *r, uint64_t n)
 	char desc[128];
 
 	pd_filter_stats(r->f, &st);
-	describe(p, desc, sizeof(desc));
+	cli_params_describe(p, desc, sizeof(desc));
 	printf("%-11s %-18s %10llu %10llu %10llu %9.3e %9.3e %9.3e %9.3e %7.2f %6.1f %6.3f\n",
 	       pd_filter_type_name(p->type), desc, (unsigned long long)(st.memory_bits / 8),
 	       (unsigned long long)r->fp, (unsigned long long)r->fn,
@@ -388,7 +348,7 @@ static int plan_only(const struct opts *o)
 			rc = 2;
 			continue;
 		}
-		describe(&plan.params, desc, sizeof(desc));
+		cli_params_describe(&plan.params, desc, sizeof(desc));
 		if (o->json)
 			printf("%s{\"filter\": \"%s\", \"params\": \"%s\", \"memory_bytes\": %llu, "
 			       "\"predicted_fpr\": %.6g, \"basis\": \"%s\", \"capacity\": %llu}",

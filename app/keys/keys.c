@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	cli_prog = "pktdedup-keys";
-	pd_key_config_init(&cfg, PD_KEY_FLOW);
+	pd_key_config_init(&cfg, PD_KEY_PACKET);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {

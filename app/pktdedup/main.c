@@ -5,16 +5,16 @@
  *   pktdedup [EAL options] -- [pktdedup options]
  *   pktdedup --pcap-in IN.pcap [--pcap-out OUT.pcap] [pktdedup options]
  *
- * The second form builds its own EAL arguments: no hugepages, no shared config files
- * and a file prefix of its own (pktdedup-PID, removed at exit), so parallel runs never
- * collide; no PCI; one net_pcap port; the input read once: the file's frames are
- * counted first (libpcap), and the workers stop when that many have been received.
+ * The second form (replay.c) builds its own EAL arguments: no hugepages, no shared
+ * config files and a file prefix of its own (pktdedup-PID, removed at exit), so parallel
+ * runs never collide; no PCI and no devices: the capture is read with libpcap.
  * (--in-memory cannot be used: EAL refuses it with --no-huge.)
  */
 #include <errno.h>
 #include <limits.h>
 #include <inttypes.h>
 #include <pcap/pcap.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,133 +36,46 @@
 
 struct pd_app pd_app;
 volatile int pd_force_quit;
-volatile int pd_input_done;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	pd_force_quit = 1;
+	pd_force_quit = sig;
 }
 
-/* ---- pcap replay: count the frames, check the file, build the EAL arguments ---- */
-
-struct pcap_scan {
-	uint64_t frames;
-	uint32_t max_caplen;
-	int snaplen;
-	int nano;    /* nanosecond timestamps (pcap magic a1b23c4d, or pcapng) */
-	int damaged; /* a bad record: the frames before it are replayed, status 1 */
-};
-
-static int scan_pcap(const char *path, struct pcap_scan *s)
+/*
+ * SIGINT and SIGTERM stop the run in order. Without SA_RESTART, so that a read waiting
+ * on a pipe returns and the replay can stop too; and delivered to the main thread only
+ * (the reader in a replay): they are blocked while EAL makes its threads, which keep
+ * that mask, then unblocked here (stop_signals(0)).
+ */
+static void stop_signals(int block)
 {
-	char errbuf[PCAP_ERRBUF_SIZE];
-	struct pcap_pkthdr *h;
-	const u_char *d;
-	pcap_t *pc = pcap_open_offline(path, errbuf);
-	int rc;
+	struct sigaction sa;
+	sigset_t set;
 
-	if (pc == NULL) {
-		fprintf(stderr, "pktdedup: --pcap-in: %s\n", errbuf);
-		return -1;
-	}
-	if (pcap_datalink(pc) != DLT_EN10MB) {
-		fprintf(stderr, "pktdedup: --pcap-in %s: link type %s; only Ethernet is supported\n",
-			path, pcap_datalink_val_to_name(pcap_datalink(pc)));
-		pcap_close(pc);
-		return -1;
-	}
-	s->frames = 0;
-	s->max_caplen = 0;
-	s->snaplen = pcap_snapshot(pc);
-	{
-		/* libpcap scales a nanosecond file to what it was opened with: ask the magic */
-		FILE *f = fopen(path, "rb");
-		uint32_t magic = 0;
-
-		if (f == NULL || fread(&magic, sizeof(magic), 1, f) != 1)
-			magic = 0;
-		if (f != NULL)
-			fclose(f);
-		s->nano = magic != 0xa1b2c3d4 && magic != 0xd4c3b2a1;
-	}
-	while ((rc = pcap_next_ex(pc, &h, &d)) == 1) {
-		s->frames++;
-		if (h->caplen > s->max_caplen)
-			s->max_caplen = h->caplen;
-	}
-	s->damaged = rc != PCAP_ERROR_BREAK;
-	if (s->damaged)
-		fprintf(stderr, "pktdedup: error: --pcap-in %s: %s after %" PRIu64 " frames;"
-			" those frames are processed and written, the rest of the file is not"
-			" (exit status 1)\n", path, pcap_geterr(pc), s->frames);
-	pcap_close(pc);
-	return 0;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+	if (block)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* --pcap-out: a pcap file with the input's link type, snap length and precision. */
-static int out_open(const struct pd_app_config *c, const struct pcap_scan *s,
-		    struct pd_worker *w)
-{
-	pcap_t *dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, s->snaplen,
-		s->nano ? PCAP_TSTAMP_PRECISION_NANO : PCAP_TSTAMP_PRECISION_MICRO);
-
-	if (dead == NULL) {
-		fprintf(stderr, "pktdedup: --pcap-out: out of memory\n");
-		return -1;
-	}
-	w->out = pcap_dump_open(dead, c->pcap_out);
-	if (w->out == NULL)
-		fprintf(stderr, "pktdedup: --pcap-out: %s\n", pcap_geterr(dead));
-	pcap_close(dead); /* the dumper keeps what it needs */
-	if (w->out == NULL)
-		return -1;
-	pd_app.out_nano = s->nano;
-	w->out_cap = s->max_caplen > 0 ? s->max_caplen : 1;
-	w->out_buf = rte_malloc_socket("pd_out", w->out_cap, RTE_CACHE_LINE_SIZE,
-				       (int)rte_lcore_to_socket_id(w->lcore));
-	if (w->out_buf == NULL) {
-		fprintf(stderr, "pktdedup: --pcap-out: cannot allocate %u bytes\n", w->out_cap);
-		return -1;
-	}
-	return 0;
-}
-
-/* --pcap-out: flush and close; a write error (a full disk) fails the run. */
-static int out_close(const struct pd_app_config *c, struct pd_worker *w)
-{
-	FILE *f = pcap_dump_file(w->out);
-	int bad = pcap_dump_flush(w->out) != 0 || ferror(f);
-	int err = errno;
-
-	pcap_dump_close(w->out);
-	w->out = NULL;
-	if (bad) {
-		fprintf(stderr, "pktdedup: error: --pcap-out %s: writing failed: %s\n",
-			c->pcap_out, strerror(err));
-		return -1;
-	}
-	return 0;
-}
-
-static int has_comma(const char *s)
-{
-	return strchr(s, ',') != NULL;
-}
+/* ---- replay: EAL without devices ---- */
 
 /* EAL arguments for replay. Returns argc; the strings live in a static buffer. */
 static int replay_eal_args(const struct pd_app_config *c, char *prog, char **out)
 {
-	static char vdev[8192], lcores[64], prefix[64];
+	static char lcores[64], prefix[64];
 	unsigned workers = c->workers ? c->workers : 1;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int n = 0, len;
+	int n = 0;
 
-	if (has_comma(c->pcap_in)) {
-		fprintf(stderr, "pktdedup: --pcap-in: file names with ',' cannot be"
-			" passed to net_pcap\n");
-		return -1;
-	}
 	if (ncpu < 1)
 		ncpu = 1;
 	/* worker lcores 0..workers-1 on the CPUs there are (several lcores may share one) */
@@ -170,20 +83,13 @@ static int replay_eal_args(const struct pd_app_config *c, char *prog, char **out
 		snprintf(lcores, sizeof(lcores), "0@(0-%ld)", ncpu - 1);
 	else
 		snprintf(lcores, sizeof(lcores), "(0-%u)@(0-%ld)", workers - 1, ncpu - 1);
-	len = snprintf(vdev, sizeof(vdev), "net_pcap0,rx_pcap=%s", c->pcap_in);
-	for (unsigned i = 0; i < workers; i++)
-		len += snprintf(vdev + len, sizeof(vdev) - (size_t)len, ",tx_pcap=/dev/null");
-	if ((size_t)len >= sizeof(vdev)) {
-		fprintf(stderr, "pktdedup: --pcap-in: path too long\n");
-		return -1;
-	}
 	snprintf(prefix, sizeof(prefix), "pktdedup-%ld", (long)getpid());
 	out[n++] = prog;
 	out[n++] = "--lcores";
 	out[n++] = lcores;
 	out[n++] = "--no-huge";
 	out[n++] = "-m";
-	out[n++] = "512";
+	out[n++] = "64"; /* worker state only: frames and filters live outside EAL's heap */
 	out[n++] = "--no-shconf";
 	out[n++] = "--file-prefix";
 	out[n++] = prefix;
@@ -191,8 +97,6 @@ static int replay_eal_args(const struct pd_app_config *c, char *prog, char **out
 	out[n++] = "--log-level";
 	out[n++] = "*:warning";
 	out[n++] = "--no-telemetry"; /* a replay is short: its summary is the output */
-	out[n++] = "--vdev";
-	out[n++] = vdev;
 	out[n] = NULL;
 	return n;
 }
@@ -304,6 +208,43 @@ void pd_stats_tick(void)
 }
 
 
+/* The plan line: the filter's parameters, what it remembers and what it may lose. */
+static void print_plan(FILE *out)
+{
+	const struct pd_plan *p = &pd_app.plan;
+	char desc[96], mem[64];
+
+	cli_params_describe(&p->params, desc, sizeof(desc));
+	if (p->remembers == 0)
+		snprintf(mem, sizeof(mem), "every key (unbounded memory)");
+	else
+		snprintf(mem, sizeof(mem), "about the last %" PRIu64 " distinct keys",
+			 p->remembers);
+	fprintf(out, "pktdedup: plan: %s %s; remembers %s per worker; predicted"
+		" false-positive rate %.3g (%s), loss budget %g\n",
+		pd_filter_type_name(p->params.type), desc, mem, p->predicted_fpr, p->basis,
+		pd_app.cfg.filter.target_fpr);
+}
+
+/* The "plan" object of the JSON summary. */
+static void json_plan(FILE *o)
+{
+	const struct pd_plan *p = &pd_app.plan;
+	const struct pd_filter_params *fp = &p->params;
+	char desc[96];
+
+	cli_params_describe(fp, desc, sizeof(desc));
+	fprintf(o, "  \"plan\": {\"filter\": \"%s\", \"parameters\": \"%s\", \"k\": %u,"
+		" \"sbf_max\": %u, \"sbf_p\": %u, \"rsbf_pstar\": %g, \"qht_b\": %u,"
+		" \"qht_f\": %u, \"fpbuf_q\": %g, \"expected_n\": %" PRIu64 ",\n"
+		"    \"loss_budget\": %g, \"predicted_fpr\": %g, \"basis\": \"%s\","
+		" \"remembers\": %" PRIu64 ", \"capacity\": %" PRIu64 "},\n",
+		pd_filter_type_name(fp->type), desc, fp->k, fp->sbf_max, fp->sbf_p,
+		fp->rsbf_pstar, fp->qht_b, fp->qht_f, fp->fpbuf_q, fp->expected_n,
+		pd_app.cfg.filter.target_fpr, p->predicted_fpr, p->basis, p->remembers,
+		p->capacity);
+}
+
 static void json_counters(FILE *o, const struct pd_counters *c, const char *indent)
 {
 	fprintf(o, "%s\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"unique\": %" PRIu64
@@ -317,8 +258,7 @@ static void json_counters(FILE *o, const struct pd_counters *c, const char *inde
 	for (int r = 1; r < PD_KEY_REASON_COUNT; r++)
 		fprintf(o, "\"%s\": %" PRIu64 ", ", pd_key_reason_name((enum pd_key_reason)r),
 			c->reasons[r]);
-	fprintf(o, "\"oversize\": %" PRIu64 "}, \"no_timestamp\": %" PRIu64
-		", \"time_desync\": %" PRIu64, c->oversize, c->no_timestamp, c->time_desync);
+	fprintf(o, "\"oversize\": %" PRIu64 "}", c->oversize);
 }
 
 /* "1us", "20ms", "5s": a bucket bound for people. */
@@ -389,12 +329,13 @@ static int write_json(const char *path, double secs, unsigned mbufs_in_use)
 		pd_app.nworkers, pd_app.dispatching ? "software" :
 		pd_app.nworkers > 1 ? "rss" : "none", secs);
 	pd_snap_json(o);
+	json_plan(o);
 	fprintf(o, "  \"window_ns\": %" PRIu64 ", \"window_mode\": \"%s\", \"time\": \"%s\",\n",
 		fp->window, fp->window == 0 ? "none" :
 		fp->window_mode == PD_WINDOW_SEEN ? "seen" : "delivered", time_src_name());
 	json_delays(o, &t);
 	/* with --pcap-out the forwarded frames go to the file, not through the port's TX */
-	fprintf(o, "  \"tx_to\": \"%s\",\n", pd_app.cfg.pcap_out != NULL ? "pcap-out" : "ports");
+	fprintf(o, "  \"tx_to\": \"%s\",\n", pd_app.replay ? pd_replay_tx_to() : "ports");
 	fprintf(o, "  \"mbufs_in_use\": %u,\n", mbufs_in_use);
 	fprintf(o, "  \"accounted\": %s,\n  \"total\": {\n", identity_holds(&t) ? "true" : "false");
 	json_counters(o, &t, "    ");
@@ -449,10 +390,6 @@ static void print_summary(double secs)
 			pd_app.cfg.filter.window,
 			pd_app.cfg.filter.window_mode == PD_WINDOW_SEEN ? "seen" : "delivered",
 			pd_app.time_src == PD_TIME_PCAP ? "pcap timestamps" : "the RX TSC");
-	if (t.no_timestamp != 0 || t.time_desync != 0)
-		fprintf(out, "pktdedup: warning: the port and the pcap's records disagreed: %"
-			PRIu64 " frames without a record (timed as the frame before), %" PRIu64
-			" of another length\n", t.no_timestamp, t.time_desync);
 	if (pd_app.want_delay) {
 		uint64_t n = 0;
 
@@ -617,121 +554,35 @@ static void close_ports(const uint16_t *ports, unsigned n)
 	}
 }
 
-int main(int argc, char **argv)
+/*
+ * Inline: the ports (the pair, one port, or the default), the workers, dispatch (RSS
+ * when every port hashes on the key's fields, else software rings), the mbuf pool and
+ * the queues. 0, or the exit status.
+ */
+static int inline_setup(void)
 {
-	char *eal_argv[32];
-	int eal_argc, rc, status = 0, sep = -1;
 	struct pd_app_config *c = &pd_app.cfg;
-	uint16_t nb_ports;
-	struct pcap_scan scan = {0};
+	uint16_t nb_ports, *ports = pd_app.port_id;
 	unsigned nports = 0;
-	uint16_t ports[PD_APP_MAX_PORTS];
 	uint64_t rss_hf = 0;
-	int rss = 0, main_ran = 0;
-	double t0;
-
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0) {
-			sep = i;
-			break;
-		}
-	for (int i = 1; i < sep; i++)
-		if (strcmp(argv[i], "--pcap-in") == 0 || strncmp(argv[i], "--pcap-in=", 10) == 0) {
-			fprintf(stderr, "pktdedup: --pcap-in sets up EAL itself: give no EAL options"
-				" (and no '--')\n");
-			return 2;
-		}
-	/* pktdedup options: after "--", or all of them when there is no "--" */
-	{
-		int pargc = sep < 0 ? argc : argc - sep;
-		char **pargv = sep < 0 ? argv : argv + sep;
-
-		if (sep >= 0)
-			pargv[0] = argv[0];
-		if (pd_app_parse(pargc, pargv, c) != 0)
-			return 2;
-	}
-	if (c->pcap_in != NULL && sep >= 0) {
-		fprintf(stderr, "pktdedup: --pcap-in sets up EAL itself: give no EAL options"
-			" (and no '--')\n");
-		return 2;
-	}
-	if (c->pcap_in == NULL && sep < 0) {
-		fprintf(stderr, "pktdedup: give EAL options and '--' before pktdedup's options,"
-			" or --pcap-in FILE\ntry: pktdedup --help\n");
-		return 2;
-	}
-	{
-		/* the planner checks the filter's parameters before anything starts */
-		struct pd_filter_params resolved;
-		struct pd_error err;
-
-		if (pd_filter_params_resolve(&c->filter, &resolved, &err) != 0) {
-			fprintf(stderr, "pktdedup: %s: filter %s: %s\n", cli_param_option(err.msg),
-				pd_filter_type_name(c->filter.type), err.msg);
-			return 2;
-		}
-	}
-	if (pd_app_check_outputs(c) != 0)
-		return 1;
-	if (!c->seed_given && seed_from_getrandom(&c->filter.seed) != 0) {
-		fprintf(stderr, "pktdedup: getrandom: %s\n", strerror(errno));
-		return 1;
-	}
-
-	/* time: for a window, and for the exact filter's delays (its histogram) */
-	if (c->filter.window != 0 || c->filter.type == PD_FILTER_EXACT)
-		pd_app.time_src = c->pcap_in != NULL ? PD_TIME_PCAP : PD_TIME_TSC;
-	pd_app.read_records = pd_app.time_src == PD_TIME_PCAP || c->pcap_out != NULL;
-	pd_app.pcap_packets = UINT64_MAX;
-	if (c->pcap_in != NULL) {
-		if (scan_pcap(c->pcap_in, &scan) != 0)
-			return 1;
-		pd_app.pcap_packets = scan.frames;
-		eal_argc = replay_eal_args(c, argv[0], eal_argv);
-		if (eal_argc < 0)
-			return 1;
-		rc = rte_eal_init(eal_argc, eal_argv);
-	} else {
-		rc = rte_eal_init(sep, argv);
-	}
-	if (rc < 0) {
-		fprintf(stderr, "pktdedup: EAL: %s\n", rte_strerror(rte_errno));
-		return 1;
-	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	pd_app.tsc_ns_mult = (1000000000ULL << 32) / rte_get_tsc_hz();
-	{
-		/* inline packet times are TSC-based but counted from the epoch, so that the
-		 * times a --snapshot carries stay in the past after a restart or a reboot */
-		__extension__ typedef unsigned __int128 u128;
-		struct timespec now;
-		uint64_t tsc = (uint64_t)(((u128)rte_rdtsc() * pd_app.tsc_ns_mult) >> 32);
-
-		clock_gettime(CLOCK_REALTIME, &now);
-		pd_app.tsc_ns_offset = (uint64_t)now.tv_sec * 1000000000ULL +
-				       (uint64_t)now.tv_nsec - tsc;
-	}
+	int rss = 0, rc;
 
 	/* ports: the pair, one port, or the default */
 	nb_ports = rte_eth_dev_count_avail();
 	if (nb_ports == 0) {
 		fprintf(stderr, "pktdedup: no ports (bind a NIC to DPDK, or give --vdev)\n");
-		status = 1;
-		goto out;
+		return 1;
 	}
 	if (c->nports == 0) {
 		c->ports[0] = 0;
-		c->ports[1] = nb_ports >= 2 && c->pcap_in == NULL ? 1 : -1;
+		c->ports[1] = nb_ports >= 2 ? 1 : -1;
 		c->nports = c->ports[1] >= 0 ? 2 : 1;
 	}
 	for (int i = 0; i < c->nports; i++) {
 		if (!rte_eth_dev_is_valid_port((uint16_t)c->ports[i])) {
 			fprintf(stderr, "pktdedup: --ports: port %d does not exist (%u ports)\n",
 				c->ports[i], nb_ports);
-			status = 2;
-			goto out;
+			return 2;
 		}
 		ports[nports++] = (uint16_t)c->ports[i];
 	}
@@ -744,12 +595,12 @@ int main(int argc, char **argv)
 	if (c->dup_port >= 0) {
 		if (!rte_eth_dev_is_valid_port((uint16_t)c->dup_port)) {
 			fprintf(stderr, "pktdedup: --dup-port %d: no such port\n", c->dup_port);
-			status = 2;
-			goto out;
+			return 2;
 		}
 		if (c->dup_port != c->ports[0] && c->dup_port != c->ports[1])
 			ports[nports++] = (uint16_t)c->dup_port;
 	}
+	pd_app.nports = nports;
 	pd_app.ntx = nports; /* the ports a worker may send on */
 	memcpy(pd_app.tx_port, ports, nports * sizeof(ports[0]));
 
@@ -757,8 +608,7 @@ int main(int argc, char **argv)
 	if (rc != 0) {
 		if (rc == -1)
 			fprintf(stderr, "pktdedup: out of memory for worker state\n");
-		status = rc == -2 ? 2 : 1;
-		goto out;
+		return rc == -2 ? 2 : 1;
 	}
 
 	/* dispatch: RSS when several workers and every port hashes on the key's fields */
@@ -778,8 +628,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "pktdedup: --dispatch rss: the ports cannot hash on the %s"
 				" key's fields with %u queues; use --dispatch software\n",
 				pd_key_mode_name(c->key.mode), pd_app.nworkers);
-			status = 2;
-			goto out;
+			return 2;
 		}
 		rss = rss_ok && c->dispatch != PD_DISPATCH_SOFTWARE;
 		pd_app.dispatching = !rss;
@@ -787,23 +636,18 @@ int main(int argc, char **argv)
 
 	/* mbufs: every RX and TX ring full, plus bursts in flight and dispatch rings */
 	{
-		unsigned data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
 		unsigned n = c->mbufs;
 
-		if (scan.max_caplen + RTE_PKTMBUF_HEADROOM > data_room)
-			data_room = scan.max_caplen + RTE_PKTMBUF_HEADROOM;
-		if (data_room > UINT16_MAX)
-			data_room = UINT16_MAX;
 		if (n == 0)
 			n = nports * pd_app.nworkers * (c->rx_desc + c->tx_desc) +
 			    pd_app.nworkers * (4 * PD_APP_BURST + 2 * 1024) + 4096;
-		pd_app.pool = rte_pktmbuf_pool_create("pd_mbufs", n, 256, 0, (uint16_t)data_room,
+		pd_app.pool = rte_pktmbuf_pool_create("pd_mbufs", n, 256, 0,
+						      RTE_MBUF_DEFAULT_BUF_SIZE,
 						      (int)rte_socket_id());
 		if (pd_app.pool == NULL) {
 			fprintf(stderr, "pktdedup: cannot create %u mbufs: %s\n", n,
 				rte_strerror(rte_errno));
-			status = 1;
-			goto out;
+			return 1;
 		}
 	}
 	if (pd_app.dispatching) {
@@ -822,8 +666,7 @@ int main(int argc, char **argv)
 			rte_mbuf_dynfield_register(&tf) : 0;
 		if (pd_app.hash_dynfield < 0 || pd_app.time_dynfield < 0) {
 			fprintf(stderr, "pktdedup: mbuf field: %s\n", rte_strerror(rte_errno));
-			status = 1;
-			goto out;
+			return 1;
 		}
 		for (unsigned i = 0; i < pd_app.nworkers; i++) {
 			char name[32];
@@ -833,23 +676,8 @@ int main(int argc, char **argv)
 				(int)rte_lcore_to_socket_id(pd_app.w[i]->lcore), RING_F_SC_DEQ);
 			if (pd_app.w[i]->ring == NULL) {
 				fprintf(stderr, "pktdedup: ring: %s\n", rte_strerror(rte_errno));
-				status = 1;
-				goto out;
+				return 1;
 			}
-		}
-	}
-
-	if (c->pcap_out != NULL) {
-		static const struct rte_mbuf_dynfield rf = {
-			.name = "pktdedup_pcap_record", .size = sizeof(struct pd_pcap_rec),
-			.align = __alignof__(struct pd_pcap_rec),
-		};
-
-		pd_app.rec_dynfield = rte_mbuf_dynfield_register(&rf);
-		if (pd_app.rec_dynfield < 0) {
-			fprintf(stderr, "pktdedup: mbuf field: %s\n", rte_strerror(rte_errno));
-			status = 1;
-			goto out;
 		}
 	}
 
@@ -866,8 +694,7 @@ int main(int argc, char **argv)
 		if (rc != 0) {
 			fprintf(stderr, "pktdedup: port %u: setup failed: %s\n", ports[p],
 				rte_strerror(-rc));
-			status = 1;
-			goto out;
+			return 1;
 		}
 		for (unsigned q = 0; is_rx && q < nrxq; q++) {
 			struct pd_worker *w = pd_app.w[rss ? q : 0];
@@ -878,78 +705,172 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* replay with time or --pcap-out: the receiving worker reads the records too */
-	for (unsigned i = 0; pd_app.read_records && i < pd_app.nworkers; i++) {
-		char errbuf[PCAP_ERRBUF_SIZE];
+	return 0;
+}
 
-		if (pd_app.w[i]->n_rxq == 0)
-			continue;
-		pd_app.w[i]->ts_reader = pcap_open_offline_with_tstamp_precision(
-			c->pcap_in, PCAP_TSTAMP_PRECISION_NANO, errbuf);
-		if (pd_app.w[i]->ts_reader == NULL) {
-			fprintf(stderr, "pktdedup: --pcap-in: %s\n", errbuf);
-			status = 1;
-			goto stop;
+/* Replay: the workers, each owning the keys whose hash falls to it, and the files. */
+static int replay_setup(void)
+{
+	int rc = make_workers();
+
+	if (rc != 0) {
+		if (rc == -1)
+			fprintf(stderr, "pktdedup: out of memory for worker state\n");
+		return rc == -2 ? 2 : 1;
+	}
+	pd_app.dispatching = pd_app.nworkers > 1; /* by key hash, as software dispatch */
+	return pd_replay_start() != 0 ? 1 : 0;
+}
+
+/* Split argv at "--" and parse pktdedup's options: 0, or the exit status (2). */
+static int parse_args(int argc, char **argv, int *sep)
+{
+	struct pd_app_config *c = &pd_app.cfg;
+	int pargc;
+	char **pargv;
+
+	*sep = -1;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			*sep = i;
+			break;
 		}
+	for (int i = 1; i < *sep; i++)
+		if (strcmp(argv[i], "--pcap-in") == 0 || strncmp(argv[i], "--pcap-in=", 10) == 0) {
+			fprintf(stderr, "pktdedup: --pcap-in sets up EAL itself: give no EAL options"
+				" (and no '--')\n");
+			return 2;
+		}
+	/* pktdedup options: after "--", or all of them when there is no "--" */
+	pargc = *sep < 0 ? argc : argc - *sep;
+	pargv = *sep < 0 ? argv : argv + *sep;
+	if (*sep >= 0)
+		pargv[0] = argv[0];
+	if (pd_app_parse(pargc, pargv, c) != 0)
+		return 2;
+	if (c->pcap_in != NULL && *sep >= 0) {
+		fprintf(stderr, "pktdedup: --pcap-in sets up EAL itself: give no EAL options"
+			" (and no '--')\n");
+		return 2;
 	}
+	if (c->pcap_in == NULL && *sep < 0) {
+		fprintf(stderr, "pktdedup: give EAL options and '--' before pktdedup's options,"
+			" or --pcap-in FILE\ntry: pktdedup --help\n");
+		return 2;
+	}
+	return 0;
+}
 
-	if (c->pcap_out != NULL && out_open(c, &scan, pd_app.w[0]) != 0) {
-		status = 1;
-		goto stop;
-	}
+/*
+ * Checks before anything starts: the filter's plan, which must keep the loss budget
+ * (--fpr: a false positive drops a unique packet), the output files, the seed.
+ */
+static int preflight(void)
+{
+	struct pd_app_config *c = &pd_app.cfg;
+	struct pd_plan *plan = &pd_app.plan;
+	struct pd_error err;
 
-	if (pd_snap_prepare() != 0) {
-		status = 1;
-		goto stop;
+	if (pd_plan(&c->filter, plan, &err) != 0) {
+		fprintf(stderr, "pktdedup: %s: filter %s: %s\n", cli_param_option(err.msg),
+			pd_filter_type_name(c->filter.type), err.msg);
+		return 2;
 	}
+	if (plan->predicted_fpr > c->filter.target_fpr * (1.0 + 1e-9)) {
+		char desc[96];
+
+		cli_params_describe(&plan->params, desc, sizeof(desc));
+		fprintf(stderr, "pktdedup: --filter %s (%s): predicted false-positive rate %.3g"
+			" (%s) is above the loss budget --fpr %g: that share of unique packets"
+			" would be dropped as copies. Give --fpr %.3g to accept it, change the"
+			" filter's parameters, or use qqhtd, qht, sbf, bloom, timerbf, lru or"
+			" exact\n", pd_filter_type_name(c->filter.type), desc, plan->predicted_fpr,
+			plan->basis, c->filter.target_fpr, plan->predicted_fpr * 1.001);
+		return 2;
+	}
+	if (pd_app_check_outputs(c) != 0)
+		return 1;
+	if (!c->seed_given && seed_from_getrandom(&c->filter.seed) != 0) {
+		fprintf(stderr, "pktdedup: getrandom: %s\n", strerror(errno));
+		return 1;
+	}
+	/* time: for a window, and for the exact filter's delays (its histogram) */
+	if (c->filter.window != 0 || c->filter.type == PD_FILTER_EXACT)
+		pd_app.time_src = c->pcap_in != NULL ? PD_TIME_PCAP : PD_TIME_TSC;
+	pd_app.replay = c->pcap_in != NULL;
+	return 0;
+}
+
+/* The TSC clock, as ns since the epoch: inline packet times, so that the times a
+ * --snapshot carries stay in the past after a restart or a reboot. */
+static void clock_setup(void)
+{
+	__extension__ typedef unsigned __int128 u128;
+	struct timespec now;
+	uint64_t tsc;
+
+	pd_app.tsc_ns_mult = (1000000000ULL << 32) / rte_get_tsc_hz();
+	tsc = (uint64_t)(((u128)rte_rdtsc() * pd_app.tsc_ns_mult) >> 32);
+	clock_gettime(CLOCK_REALTIME, &now);
+	pd_app.tsc_ns_offset = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec - tsc;
+}
+
+/* The filters, each made on its worker's lcore, then the snapshot's state loaded. */
+static int filters_setup(void)
+{
+	int main_ran, rc;
+
+	if (pd_snap_prepare() != 0)
+		return 1;
 	rc = run_on_workers(create_filter, &main_ran);
 	rte_eal_mp_wait_lcore();
 	for (unsigned i = 0; i < pd_app.nworkers; i++)
 		rc |= pd_app.w[i]->failed ? -1 : 0;
-	if (rc != 0) {
-		status = 1;
-		goto stop;
-	}
-	if (pd_snap_load() != 0) {
-		status = 1;
-		goto stop;
-	}
+	if (rc != 0 || pd_snap_load() != 0)
+		return 1;
 	pd_delay_buckets_init();
 	pd_app.want_delay = pd_app.time_src != PD_TIME_NONE &&
 			    pd_filter_reports_delay(pd_app.w[0]->filter);
-	{
-		const struct pd_filter_params *fp = pd_filter_params(pd_app.w[0]->filter);
-		char portdesc[64];
+	return 0;
+}
 
-		if (c->nports == 2)
-			snprintf(portdesc, sizeof(portdesc), "ports %d <-> %d", c->ports[0], c->ports[1]);
-		else
-			snprintf(portdesc, sizeof(portdesc), "port %d (single)", c->ports[0]);
-		fprintf(stderr, "pktdedup: %s, %u worker%s, dispatch %s; filter %s, %" PRIu64
-			" bytes per worker; key %s; action %s%s\n", portdesc, pd_app.nworkers,
-			pd_app.nworkers > 1 ? "s" : "",
-			pd_app.nworkers == 1 ? "none (one worker)" :
-			pd_app.dispatching ? "software (rings)" : "RSS",
-			pd_filter_type_name(fp->type), fp->memory_bytes,
-			pd_key_mode_name(c->key.mode),
-			c->action == PD_ACTION_DROP ? "drop" :
-			c->action == PD_ACTION_MARK ? "mark" : "count",
-			c->pcap_in ? "; replaying the pcap once" : "");
-		if (PD_BENCH_STAGE)
-			fprintf(stderr, "pktdedup: BENCHMARK BUILD (-Dbench_stage=%s): no filter"
-				" probe, nothing is deduplicated\n",
-				PD_BENCH_STAGE_NAME(PD_BENCH_STAGE));
-	}
-	rte_telemetry_register_cmd("/pktdedup/stats", telemetry_stats,
-				   "pktdedup counters: rx, tx, unique, duplicate, dropped, ...");
+/* The start-up line: where packets come from, the workers, the filter and the key. */
+static void print_start(void)
+{
+	const struct pd_app_config *c = &pd_app.cfg;
+	const struct pd_filter_params *fp = pd_filter_params(pd_app.w[0]->filter);
+	char from[64];
 
-	if (pd_snap_start() != 0) {
-		status = 1;
-		goto stop;
-	}
-	t0 = stats_t0 = stats_last = pd_now_s();
+	if (pd_app.replay)
+		snprintf(from, sizeof(from), "replay of %s", c->pcap_in);
+	else if (c->nports == 2)
+		snprintf(from, sizeof(from), "ports %d <-> %d", c->ports[0], c->ports[1]);
+	else
+		snprintf(from, sizeof(from), "port %d (single)", c->ports[0]);
+	fprintf(stderr, "pktdedup: %s, %u worker%s, dispatch %s; filter %s, %" PRIu64
+		" bytes per worker; key %s; action %s\n", from, pd_app.nworkers,
+		pd_app.nworkers > 1 ? "s" : "",
+		pd_app.nworkers == 1 ? "none (one worker)" :
+		pd_app.replay ? "by key hash, output in input order" :
+		pd_app.dispatching ? "software (rings)" : "RSS",
+		pd_filter_type_name(fp->type), fp->memory_bytes, pd_key_mode_name(c->key.mode),
+		c->action == PD_ACTION_DROP ? "drop" : c->action == PD_ACTION_MARK ? "mark" : "count");
+	print_plan(stderr);
+	if (PD_BENCH_STAGE)
+		fprintf(stderr, "pktdedup: BENCHMARK BUILD (-Dbench_stage=%s): no filter probe,"
+			" nothing is deduplicated\n", PD_BENCH_STAGE_NAME(PD_BENCH_STAGE));
+}
+
+/* Run the workers until the input ends (replay) or a signal; 0 or 1. */
+static int run(void)
+{
+	int (*loop)(void *) = pd_app.replay ? pd_replay_main : pd_worker_main;
+	int main_ran, status = 0;
+
+	if (pd_snap_start() != 0)
+		return 1;
 	/* the main lcore either works (its loop prints the periodic line) or waits here */
-	if (run_on_workers(pd_worker_main, &main_ran) != 0)
+	if (run_on_workers(loop, &main_ran) != 0)
 		status = 1;
 	else if (!main_ran)
 		for (;;) {
@@ -964,71 +885,111 @@ int main(int argc, char **argv)
 			pd_stats_tick();
 		}
 	rte_eal_mp_wait_lcore();
+	return status;
+}
+
+/* After the workers stopped: the final snapshot, the ports' own counters, the files,
+ * the summary and the JSON. Returns the exit status. */
+static int finish(double secs_from)
+{
+	const struct pd_app_config *c = &pd_app.cfg;
+	struct pd_counters t;
+	unsigned in_use = 0;
+	double secs;
+	int status = 0;
+
 	if (pd_snap_finish() != 0)
 		status = 1;
-	pd_app.nports = nports;
-	for (unsigned p = 0; p < nports; p++) {
-		pd_app.port_id[p] = ports[p];
-		if (rte_eth_stats_get(ports[p], &pd_app.port_stats[p]) != 0)
+	for (unsigned p = 0; p < pd_app.nports; p++)
+		if (rte_eth_stats_get(pd_app.port_id[p], &pd_app.port_stats[p]) != 0)
 			memset(&pd_app.port_stats[p], 0, sizeof(pd_app.port_stats[p]));
-	}
-	close_ports(ports, nports); /* the PMDs give back the mbufs they hold */
-	if (c->pcap_out != NULL && out_close(c, pd_app.w[0]) != 0)
+	close_ports(pd_app.port_id, pd_app.nports); /* the PMDs give back the mbufs they hold */
+	if (pd_app.replay && pd_replay_close() != 0)
 		status = 1;
-	{
-		double secs = pd_now_s() - t0;
-		unsigned in_use = rte_mempool_in_use_count(pd_app.pool);
-
-		if (c->stats_interval > 0)
-			print_line(stderr, secs);
-		print_summary(secs);
-		if (in_use != 0) {
-			fprintf(stderr, "pktdedup: error: %u mbufs still in use after the ports"
-				" closed: a leak (or a PMD that keeps what it was sent, such as"
-				" net_ring with nobody reading its ring)\n", in_use);
-			status = 1;
-		}
-		if (c->stats_json != NULL && write_json(c->stats_json, secs, in_use) != 0)
-			status = 1;
-		if (scan.damaged) {
-			fprintf(stderr, "pktdedup: --pcap-in %s is damaged: the %" PRIu64 " frames"
-				" before the damage were processed\n", c->pcap_in, scan.frames);
-			status = 1;
-		}
-		{
-			struct pd_counters t;
-
-			pd_counters_sum(&t);
-			if (!identity_holds(&t)) {
-				fprintf(stderr, "pktdedup: internal error: packets unaccounted for\n");
-				status = 1;
-			}
-		}
+	secs = pd_now_s() - secs_from;
+	if (pd_app.pool != NULL)
+		in_use = rte_mempool_in_use_count(pd_app.pool);
+	if (c->stats_interval > 0)
+		print_line(stderr, secs);
+	print_summary(secs);
+	if (pd_app.replay)
+		pd_replay_summary(stderr);
+	if (in_use != 0) {
+		fprintf(stderr, "pktdedup: error: %u mbufs still in use after the ports"
+			" closed: a leak (or a PMD that keeps what it was sent, such as"
+			" net_ring with nobody reading its ring)\n", in_use);
+		status = 1;
 	}
-stop:
-	close_ports(ports, nports);
+	if (c->stats_json != NULL && write_json(c->stats_json, secs, in_use) != 0)
+		status = 1;
+	pd_counters_sum(&t);
+	if (!identity_holds(&t)) {
+		fprintf(stderr, "pktdedup: internal error: packets unaccounted for\n");
+		status = 1;
+	}
+	if (pd_app.replay && pd_replay_status() > status)
+		status = pd_replay_status(); /* 128 + signal when stopped early, as shells do */
+	return status;
+}
+
+static void teardown(void)
+{
+	const struct pd_app_config *c = &pd_app.cfg;
+	char rundir[PATH_MAX];
+
+	close_ports(pd_app.port_id, pd_app.nports);
+	if (pd_app.replay)
+		(void)pd_replay_close();
 	for (unsigned i = 0; i < pd_app.nworkers; i++) {
 		pd_filter_destroy(pd_app.w[i]->filter);
 		rte_ring_free(pd_app.w[i]->ring);
 		rte_free(pd_app.w[i]->scratch);
 		rte_free(pd_app.w[i]->keybuf);
-		if (pd_app.w[i]->ts_reader != NULL)
-			pcap_close(pd_app.w[i]->ts_reader);
-		if (pd_app.w[i]->out != NULL)
-			pcap_dump_close(pd_app.w[i]->out);
-		rte_free(pd_app.w[i]->out_buf);
 		rte_free(pd_app.w[i]);
 	}
-out:
 	rte_mempool_free(pd_app.pool);
-	{
-		/* replay: the runtime directory is this process's own (unique prefix) */
-		char rundir[PATH_MAX];
+	/* replay: the runtime directory is this process's own (unique prefix) */
+	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
+	rte_eal_cleanup();
+	if (c->pcap_in != NULL)
+		(void)rmdir(rundir);
+}
 
-		snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
-		rte_eal_cleanup();
-		if (c->pcap_in != NULL)
-			(void)rmdir(rundir);
+int main(int argc, char **argv)
+{
+	char *eal_argv[32];
+	int sep, rc, status;
+	double t0;
+
+	status = parse_args(argc, argv, &sep);
+	if (status == 0)
+		status = preflight();
+	if (status == 0 && pd_app.replay && pd_replay_open() != 0)
+		status = 1; /* the input is opened before EAL: a bad file costs nothing */
+	if (status != 0)
+		return status;
+	stop_signals(1);
+	rc = pd_app.replay ? rte_eal_init(replay_eal_args(&pd_app.cfg, argv[0], eal_argv),
+					  eal_argv) :
+			     rte_eal_init(sep, argv);
+	if (rc < 0) {
+		fprintf(stderr, "pktdedup: EAL: %s\n", rte_strerror(rte_errno));
+		return 1;
 	}
+	stop_signals(0);
+	clock_setup();
+	status = pd_app.replay ? replay_setup() : inline_setup();
+	if (status == 0)
+		status = filters_setup();
+	if (status == 0) {
+		print_start();
+		rte_telemetry_register_cmd("/pktdedup/stats", telemetry_stats,
+					   "pktdedup counters: rx, tx, unique, duplicate, dropped, ...");
+		t0 = stats_t0 = stats_last = pd_now_s();
+		status = run();
+		rc = finish(t0);
+		status = rc != 0 ? rc : status;
+	}
+	teardown();
 	return status;
 }

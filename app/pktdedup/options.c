@@ -15,6 +15,9 @@
 #include "pktdedup.h"
 
 #define DEFAULT_MEMORY (64u << 20)
+/* The loss budget: a false positive drops a unique packet, so the app plans for one in a
+ * million (the library's and pktdedup-eval's default, 0.01, suits comparing filters). */
+#define DEFAULT_FPR 1e-6
 
 void pd_app_usage(FILE *out)
 {
@@ -25,14 +28,17 @@ void pd_app_usage(FILE *out)
 		"Removes duplicate packets: each worker lcore extracts a key from every packet,\n"
 		"hashes it into its own dedup filter, and drops, marks or counts duplicates\n"
 		"while forwarding the rest (port A -> B and B -> A, or back out of one port).\n"
-		"The second form replays a pcap file once through DPDK's net_pcap (no hugepages,\n"
-		"no EAL options) and exits at its end with the summary.\n"
+		"The second form reads a capture (pcap or pcapng, a FIFO too) with libpcap,\n"
+		"deduplicates it and writes the kept frames in input order, whatever --workers\n"
+		"(no ports, no hugepages, no EAL options), then prints the summary.\n"
 		"\n"
 		"Filter (per worker):\n"
 		"  --filter NAME        sbf rsbf bsbf bsbfsd rlbsbf qht qhtd qqhtd bloom lru\n"
 		"                       fpbuffering timerbf exact (default qqhtd)\n"
 		"  --memory SIZE        filter memory per worker, K/M/G (default 64M)\n"
-		"  --fpr P              target false-positive rate for the planner (default %g)\n"
+		"  --fpr P              loss budget: the planner's target false-positive rate,\n"
+		"                       the share of unique packets dropped as if copies\n"
+		"                       (default %g)\n"
 		"  --seed N             hash secret; default: the --snapshot file's, else random\n"
 		"                       from getrandom() at start (never printed)\n"
 		"  --k N --max N --p N --pstar X --b N --f N --q X --expected-n N\n"
@@ -47,7 +53,7 @@ void pd_app_usage(FILE *out)
 		"                       key repeating forever passes once per T)\n"
 		"\n"
 		"Key (docs/keys.md):\n",
-		PD_DEFAULT_TARGET_FPR);
+		DEFAULT_FPR);
 	fputs(cli_key_help, out);
 	fprintf(out,
 		"\n"
@@ -69,9 +75,10 @@ void pd_app_usage(FILE *out)
 		"  --mbufs N            mbufs in the pool (default: from ports and workers)\n"
 		"\n"
 		"pcap replay:\n"
-		"  --pcap-in FILE       input pcap (Ethernet); sets up EAL itself\n"
-		"  --pcap-out FILE      output pcap: the forwarded frames with their input\n"
-		"                       timestamps (default: none)\n"
+		"  --pcap-in FILE       input capture (Ethernet); sets up EAL itself\n"
+		"  --pcap-out FILE      output pcap: the kept frames with their input\n"
+		"                       timestamps, lengths and precision (default: none;\n"
+		"                       '-': standard output, the summary then on stderr)\n"
 		"\n"
 		"State across restarts (docs/app.md):\n"
 		"  --snapshot FILE      load the filters from FILE at start if it exists; write\n"
@@ -90,7 +97,9 @@ void pd_app_usage(FILE *out)
 		"\n"
 		"  --help               this text\n"
 		"\n"
-		"Exit status: 0 done; 1 a runtime failure (ports, memory, input file); 2 bad options.\n");
+		"Exit status: 0 done; 1 a runtime failure (ports, memory, a damaged input file,\n"
+		"a write error); 2 bad options; 130 or 143: a replay stopped by SIGINT or\n"
+		"SIGTERM before the end of its input (the output holds the frames read).\n");
 }
 
 enum {
@@ -206,9 +215,6 @@ static int check(struct pd_app_config *c, const struct seen *s)
 			return cli_bad("--ports", s->ports, "--pcap-in makes its own port");
 		if (c->dup_port >= 0)
 			return cli_bad("--dup-port", s->dup_port, "not with --pcap-in");
-		if (c->workers > 1 && c->pcap_out != NULL)
-			return cli_bad("--workers", s->workers,
-				       "--pcap-out keeps the input order with one worker only");
 	}
 	return 0;
 }
@@ -272,7 +278,8 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 	memset(c, 0, sizeof(*c));
 	c->filter.type = PD_FILTER_QQHTD;
 	c->filter.memory_bytes = DEFAULT_MEMORY;
-	pd_key_config_init(&c->key, PD_KEY_FLOW);
+	c->filter.target_fpr = DEFAULT_FPR;
+	pd_key_config_init(&c->key, PD_KEY_PACKET);
 	c->action = PD_ACTION_DROP;
 	c->mark_dscp = 1;
 	c->dup_port = -1;

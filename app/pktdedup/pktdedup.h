@@ -14,6 +14,7 @@
 
 #include <pktdedup/pd_filter.h>
 #include <pktdedup/pd_key.h>
+#include <pktdedup/pd_plan.h>
 
 #define PD_APP_BURST 32
 #define PD_APP_MAX_WORKERS 64
@@ -30,6 +31,15 @@
  */
 #ifndef PD_BENCH_STAGE
 #define PD_BENCH_STAGE 0
+/* replay.c: offline dedup of a capture read with libpcap, written in input order */
+int pd_replay_open(void);  /* the input and the output; 0 or -1 and a message */
+int pd_replay_start(void); /* after the workers are made, before they run */
+int pd_replay_main(void *arg); /* each worker's loop */
+int pd_replay_close(void); /* flush the output: 0, or -1 (a write error) */
+void pd_replay_summary(FILE *out); /* frames read, where it stopped and why */
+int pd_replay_status(void); /* 0 the whole input; 1 damaged or failed; 128+sig stopped */
+const char *pd_replay_tx_to(void);
+
 #endif
 #define PD_BENCH_STAGE_NAME(s)                                                   \
 	((s) == 1 ? "forward" : (s) == 2 ? "key" : (s) == 3 ? "hash" : "prefetch")
@@ -38,12 +48,6 @@ enum pd_action { PD_ACTION_DROP, PD_ACTION_MARK, PD_ACTION_COUNT };
 /* Where a packet's time comes from: none (the filter needs none), the pcap timestamp
  * (replay), or the TSC read once per received burst (inline). */
 enum pd_time_src { PD_TIME_NONE, PD_TIME_PCAP, PD_TIME_TSC };
-
-/* --pcap-out: what the input's record said about a frame (an mbuf field) */
-struct pd_pcap_rec {
-	uint64_t ts;      /* ns since the epoch */
-	uint32_t wirelen; /* the record's original length */
-};
 
 /*
  * Histogram of the delay between a duplicate and the copy it matched: [0, 1 us),
@@ -92,8 +96,6 @@ struct pd_counters {
 	uint64_t dispatch_failed; /* ring full: freed and counted */
 	uint64_t reasons[PD_KEY_REASON_COUNT];
 	uint64_t oversize; /* frames longer than the key scratch buffer (unparseable) */
-	uint64_t no_timestamp; /* replay: frames past the end of the timestamp reader */
-	uint64_t time_desync;  /* replay: frames whose length differs from the pcap record */
 	uint64_t delay[PD_DELAY_BUCKETS]; /* duplicates by delay since their copy */
 	uint64_t port_rx[RTE_MAX_ETHPORTS];  /* received, by input port */
 	uint64_t port_dup[RTE_MAX_ETHPORTS]; /* duplicates, by input port */
@@ -137,34 +139,27 @@ struct pd_worker {
 	struct rte_ring *ring; /* software dispatch: packets whose key this worker owns */
 	struct pd_filter *filter;
 	int failed;
-	uint64_t last_ts;   /* time of the last packet (replay: for one without a stamp) */
-	void *ts_reader;    /* replay: a pcap_t reading the input's records alongside the
-			     * port (DPDK's pcap PMD gives no timestamps) */
-	void *out;          /* --pcap-out: a pcap_dumper_t writing the forwarded frames with
-			     * their input records' times and lengths (worker 0, the only) */
-	uint8_t *out_buf;   /* --pcap-out: multi-segment frames linearised, out_cap bytes */
-	uint32_t out_cap;
 	struct pd_counters c __rte_cache_aligned;
 	struct pd_txbuf tx[RTE_MAX_ETHPORTS] __rte_cache_aligned;
 	uint8_t *scratch;   /* linearised multi-segment frames */
 	uint8_t *keybuf;    /* two key buffers of PD_APP_KEYBUF_LEN bytes (see keys_burst) */
 	struct pd_worker_snap snap __rte_cache_aligned;
+	uint8_t *replay_key;   /* replay: the key of one frame (any length libpcap reads) */
+	size_t replay_keycap;
 } __rte_cache_aligned;
 
 struct pd_app {
 	struct pd_app_config cfg;
+	struct pd_plan plan;        /* the filter's resolved parameters and predictions */
 	struct pd_worker *w[PD_APP_MAX_WORKERS];
 	unsigned nworkers;
 	int dispatching;            /* software dispatch on */
 	int peer[RTE_MAX_ETHPORTS]; /* where a port's packets leave */
-	uint64_t pcap_packets;      /* replay: frames in the input, the end of input */
 	int hash_dynfield;          /* mbuf offset of the key hash (dispatch) */
 	int time_dynfield;          /* mbuf offset of the packet's time (dispatch, timed) */
 	enum pd_time_src time_src;
-	int read_records;           /* replay: read the input's records alongside the port
-				     * (for times, or for --pcap-out) */
-	int rec_dynfield;           /* --pcap-out: mbuf offset of struct pd_pcap_rec */
-	int out_nano;               /* --pcap-out: nanosecond timestamps (as the input) */
+	int replay;                 /* --pcap-in: replay.c's loop, no ports */
+	int replay_nano;            /* the input's timestamps are ns (the output keeps it) */
 	int want_delay;             /* the filter reports delays: fill the histogram */
 	uint64_t tsc_ns_mult;       /* ns = (tsc * mult >> 32) + offset: wall-clock ns, so */
 	uint64_t tsc_ns_offset;     /* that times in a snapshot survive a reboot */
@@ -179,8 +174,7 @@ struct pd_app {
 };
 
 extern struct pd_app pd_app;
-extern volatile int pd_force_quit;
-extern volatile int pd_input_done;
+extern volatile int pd_force_quit; /* the signal that asked to stop, 0 while running */
 
 /* options.c */
 int pd_app_parse(int argc, char **argv, struct pd_app_config *cfg);
@@ -201,9 +195,31 @@ int pd_snap_finish(void);
 void pd_snap_step(struct pd_worker *w);
 void pd_snap_json(FILE *o);
 
+/* Owner of a key among n workers: a multiply by an odd constant mixes every bit of the
+ * hash into the top 32, so the owner does not depend on the bits the filters index with. */
+static inline unsigned pd_owner_of(uint64_t h, unsigned n)
+{
+	return (unsigned)(((h * 0x9e3779b97f4a7c15ULL) >> 32) * n >> 32);
+}
+
 /* worker.c */
 int pd_worker_main(void *arg);
+/* The key of a frame's bytes into buf (cap bytes): 0, or -1 with the reason counted. */
+int pd_key_of_bytes(struct pd_worker *w, const uint8_t *p, uint32_t len, uint8_t *buf,
+		    size_t cap, size_t *klen);
+/* One filter burst over hashes (times when the filter needs them; delays counted). */
+void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, uint8_t *v,
+		   unsigned n);
 void pd_counters_sum(struct pd_counters *total);
 void pd_delay_buckets_init(void); /* before the workers start */
+
+/* replay.c: offline dedup of a capture read with libpcap, written in input order */
+int pd_replay_open(void);  /* the input and the output; 0 or -1 and a message */
+int pd_replay_start(void); /* after the workers are made, before they run */
+int pd_replay_main(void *arg); /* each worker's loop */
+int pd_replay_close(void); /* flush the output: 0, or -1 (a write error) */
+void pd_replay_summary(FILE *out); /* frames read, where it stopped and why */
+int pd_replay_status(void); /* 0 the whole input; 1 damaged or failed; 128+sig stopped */
+const char *pd_replay_tx_to(void);
 
 #endif

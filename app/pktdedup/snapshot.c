@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,8 +213,14 @@ static int periodic(void)
 static void *snap_thread(void *arg)
 {
 	double next = pd_now_s() + pd_app.cfg.snapshot_interval;
+	sigset_t stop;
 
 	(void)arg;
+	/* SIGINT and SIGTERM go to the main thread, whose reads they must interrupt */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	while (!thread_quit) {
 		int r;
 

@@ -9,22 +9,15 @@
  * a key never travel: the receiving worker forwards (or drops) them at once.
  *
  * Time (docs/windows.md): with a window, or a filter that reports delays, every packet
- * gets a time in ns: inline, the TSC read once per received burst; in replay, its pcap
- * timestamp (ns precision), read by the receiving worker from the input file in step
- * with the port (DPDK 22.11's pcap PMD delivers the file's frames in order but no
- * timestamps; a frame whose length differs from its record is counted as time_desync).
- * A dispatched packet carries its time to its owner in an mbuf field.
- *
- * Replay with --pcap-out: the one worker writes the forwarded frames itself, with libpcap,
- * each with its input record's timestamp and original length (the pcap PMD's TX would
- * stamp the time of writing); the port's TX is not used.
+ * gets a time in ns, the TSC read once per received burst. A dispatched packet carries
+ * its time to its owner in an mbuf field. (Replay has its own loop, replay.c, and
+ * shares the key and filter steps below: pd_key_of_bytes, pd_run_filter.)
  *
  * Accounting, per worker: rx + dispatched_in = tx + dropped + tx_failed +
  * dispatched_out + dispatch_failed; summed over workers dispatched_in = dispatched_out,
  * so rx = tx + dropped + tx_failed + dispatch_failed in total.
  */
 #include <inttypes.h>
-#include <pcap/pcap.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,11 +36,6 @@ static inline uint64_t *hash_field(struct rte_mbuf *m)
 static inline uint64_t *time_field(struct rte_mbuf *m)
 {
 	return RTE_MBUF_DYNFIELD(m, pd_app.time_dynfield, uint64_t *);
-}
-
-static inline struct pd_pcap_rec *rec_field(struct rte_mbuf *m)
-{
-	return RTE_MBUF_DYNFIELD(m, pd_app.rec_dynfield, struct pd_pcap_rec *);
 }
 
 /* 1-2-5 steps from 1 us to 10 s: the lower bound of buckets 1..22. */
@@ -99,74 +87,17 @@ static inline uint64_t tsc_ns(void)
 	return (uint64_t)(((u128)rte_rdtsc() * pd_app.tsc_ns_mult) >> 32) + pd_app.tsc_ns_offset;
 }
 
-/*
- * The times of a received burst: the TSC now (inline), or the next records of the input
- * (replay, read in step with the port): their timestamps, and with --pcap-out the
- * timestamp and original length of each frame, kept in the mbuf for the writer.
- */
-static inline void burst_times(struct pd_worker *w, struct rte_mbuf **m, unsigned n,
-			       uint64_t *t)
+/* The times of a received burst (inline): the TSC now, once per burst. */
+static inline void burst_times(unsigned n, uint64_t *t)
 {
-	if (pd_app.time_src == PD_TIME_TSC) {
-		uint64_t now = tsc_ns();
+	uint64_t now = tsc_ns();
 
-		for (unsigned i = 0; i < n; i++)
-			t[i] = now;
-		return;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		struct pcap_pkthdr *hd;
-		const u_char *d;
-		uint32_t wire = m[i]->pkt_len;
-
-		if (pcap_next_ex(w->ts_reader, &hd, &d) == 1) {
-			/* opened with nanosecond precision: tv_usec holds ns */
-			w->last_ts = (uint64_t)hd->ts.tv_sec * 1000000000ULL +
-				     (uint64_t)hd->ts.tv_usec;
-			if (unlikely(hd->caplen != m[i]->pkt_len))
-				w->c.time_desync++;
-			else if (hd->len > wire)
-				wire = hd->len;
-		} else {
-			w->c.no_timestamp++; /* timed as the frame before */
-		}
-		t[i] = w->last_ts;
-		if (w->out != NULL) {
-			rec_field(m[i])->ts = w->last_ts;
-			rec_field(m[i])->wirelen = wire;
-		}
-	}
-}
-
-/*
- * --pcap-out: write frames as pcap records with their input records' timestamps and
- * original lengths (DPDK's pcap PMD would stamp the time of writing), then free them.
- */
-static void out_write(struct pd_worker *w, struct rte_mbuf **m, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		const struct pd_pcap_rec *r = rec_field(m[i]);
-		const uint8_t *p = m[i]->pkt_len <= w->out_cap ?
-			rte_pktmbuf_read(m[i], 0, m[i]->pkt_len, w->out_buf) : NULL;
-		struct pcap_pkthdr hd;
-
-		if (unlikely(p == NULL)) {
-			w->c.tx_failed++;
-			continue;
-		}
-		hd.ts.tv_sec = (time_t)(r->ts / 1000000000ULL);
-		hd.ts.tv_usec = (suseconds_t)(pd_app.out_nano ? r->ts % 1000000000ULL :
-					      r->ts % 1000000000ULL / 1000);
-		hd.caplen = m[i]->pkt_len;
-		hd.len = r->wirelen;
-		pcap_dump(w->out, &hd, p);
-		w->c.tx++;
-	}
-	rte_pktmbuf_free_bulk(m, n);
+	for (unsigned i = 0; i < n; i++)
+		t[i] = now;
 }
 
 /* One filter call: with times when the filter needs them, delays into the histogram. */
-static inline void run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts,
+void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts,
 			      uint8_t *v, unsigned n)
 {
 	if (pd_app.want_delay) {
@@ -182,23 +113,11 @@ static inline void run_filter(struct pd_worker *w, const uint64_t *h, const uint
 	}
 }
 
-/* Owner of a key: a multiply by an odd constant mixes every bit of the hash into the
- * top 32, so the owner does not depend on the bits the filters index with. */
-static inline unsigned owner_of(uint64_t h, unsigned n)
-{
-	return (unsigned)(((h * 0x9e3779b97f4a7c15ULL) >> 32) * n >> 32);
-}
-
 static void tx_flush(struct pd_worker *w, uint16_t port)
 {
 	struct pd_txbuf *b = &w->tx[port];
 	uint16_t sent = 0;
 
-	if (w->out != NULL) { /* replay with --pcap-out: one port, its frames go to the file */
-		out_write(w, b->m, b->n);
-		b->n = 0;
-		return;
-	}
 	for (unsigned tries = 0; sent < b->n && tries < PD_APP_TX_RETRIES; tries++)
 		sent += rte_eth_tx_burst(port, w->txq, b->m + sent, (uint16_t)(b->n - sent));
 	w->c.tx += sent;
@@ -234,25 +153,33 @@ static inline const uint8_t *frame_bytes(struct pd_worker *w, struct rte_mbuf *m
 	return rte_pktmbuf_read(m, 0, m->pkt_len, w->scratch);
 }
 
-/* Key of one packet into buf, its length in *klen; 0 when it has a key. Unparseable
- * frames are counted. */
-static inline int key_of(struct pd_worker *w, struct rte_mbuf *m, uint8_t *buf, size_t *klen)
+/* Key of a frame's bytes into buf (cap bytes), its length in *klen; 0 when it has a
+ * key. Unparseable frames are counted. */
+int pd_key_of_bytes(struct pd_worker *w, const uint8_t *p, uint32_t len, uint8_t *buf,
+		    size_t cap, size_t *klen)
 {
-	const uint8_t *p = frame_bytes(w, m);
-	enum pd_key_reason r;
+	enum pd_key_reason r = pd_key_extract(&pd_app.cfg.key, p, len, buf, cap, klen);
 
-	if (p == NULL) {
-		w->c.oversize++;
-		w->c.unparseable++;
-		return -1;
-	}
-	r = pd_key_extract(&pd_app.cfg.key, p, m->pkt_len, buf, PD_APP_KEYBUF_LEN, klen);
 	if (r != PD_KEY_OK) {
 		w->c.reasons[r]++;
 		w->c.unparseable++;
 		return -1;
 	}
 	return 0;
+}
+
+/* Key of one packet into buf, its length in *klen; 0 when it has a key. Unparseable
+ * frames are counted. */
+static inline int key_of(struct pd_worker *w, struct rte_mbuf *m, uint8_t *buf, size_t *klen)
+{
+	const uint8_t *p = frame_bytes(w, m);
+
+	if (p == NULL) {
+		w->c.oversize++;
+		w->c.unparseable++;
+		return -1;
+	}
+	return pd_key_of_bytes(w, p, m->pkt_len, buf, PD_APP_KEYBUF_LEN, klen);
 }
 
 /*
@@ -284,7 +211,7 @@ static inline void keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsig
 					      len[j & 1]);
 			/* its row loads while the rest of the burst is parsed */
 			if ((PD_BENCH_STAGE == 0 || PD_BENCH_STAGE >= 4) &&
-			    (!dispatch || owner_of(h[j], pd_app.nworkers) == w->idx))
+			    (!dispatch || pd_owner_of(h[j], pd_app.nworkers) == w->idx))
 				pd_filter_prefetch(w->filter, h[j]);
 		}
 	}
@@ -355,7 +282,7 @@ static void process_owned(struct pd_worker *w, struct rte_mbuf **m, const uint64
 
 	if (n == 0)
 		return;
-	run_filter(w, h, ts, v, n);
+	pd_run_filter(w, h, ts, v, n);
 	for (unsigned i = 0; i < n; i++)
 		act_keyed(w, m[i], v[i]);
 }
@@ -411,7 +338,7 @@ static void handle_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n
 		}
 	}
 	if (nk != 0)
-		run_filter(w, h, ts, v, nk);
+		pd_run_filter(w, h, ts, v, nk);
 	for (unsigned i = 0, k = 0; i < n; i++) {
 		if (keyed[i])
 			act_keyed(w, pkts[i], v[k++]);
@@ -439,7 +366,7 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 			act_unparseable(w, pkts[i]);
 			continue;
 		}
-		o = owner_of(hi, pd_app.nworkers);
+		o = pd_owner_of(hi, pd_app.nworkers);
 		if (o == w->idx) {
 			h[nmine] = hi;
 			ts[nmine] = rxt[i];
@@ -481,25 +408,14 @@ static unsigned drain_ring(struct pd_worker *w)
 	return n;
 }
 
-static uint64_t total_rx(void)
-{
-	uint64_t rx = 0;
-
-	for (unsigned i = 0; i < pd_app.nworkers; i++)
-		rx += pd_app.w[i]->c.rx;
-	return rx;
-}
-
 int pd_worker_main(void *arg)
 {
 	struct pd_worker *w = arg;
 	struct rte_mbuf *pkts[PD_APP_BURST];
-	const int replay = pd_app.pcap_packets != UINT64_MAX;
 	const int ticks = w->lcore == rte_get_main_lcore() && pd_app.cfg.stats_interval > 0;
-	uint64_t next_tick = 0, last_rx = rte_rdtsc();
+	uint64_t next_tick = 0;
 
 	while (!pd_force_quit) {
-		unsigned got = 0;
 		uint64_t rxt[PD_APP_BURST]; /* times of the received burst (when timed) */
 
 		if (unlikely(ticks) && rte_rdtsc() >= next_tick) {
@@ -514,43 +430,21 @@ int pd_worker_main(void *arg)
 
 			if (n == 0)
 				continue;
-			got += n;
 			w->c.rx += n;
 			w->c.port_rx[w->rxq[q].port] += n;
-			last_rx = rte_rdtsc();
-			if (pd_app.time_src == PD_TIME_TSC || pd_app.read_records)
-				burst_times(w, pkts, n, rxt);
+			if (pd_app.time_src == PD_TIME_TSC)
+				burst_times(n, rxt);
 			if (pd_app.dispatching)
 				dispatch_burst(w, pkts, n, rxt);
 			else
 				handle_burst(w, pkts, n, rxt);
 		}
 		if (pd_app.dispatching)
-			got += drain_ring(w);
+			drain_ring(w);
 		tx_flush_all(w);
 		if (unlikely(w->snap.state == PD_SNAP_REQUESTED)) {
 			rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
 			pd_snap_step(w); /* one bounded step of a periodic snapshot's copy */
-		}
-		if (replay && got == 0) {
-			/* pcap replay: every worker with an RX queue stops when the whole
-			 * file has been received; the others when that is known and their
-			 * ring is empty. */
-			if (w->n_rxq != 0 && total_rx() >= pd_app.pcap_packets) {
-				rte_atomic_thread_fence(__ATOMIC_RELEASE);
-				pd_input_done = 1;
-			} else if (w->n_rxq != 0 && !pd_input_done &&
-				   rte_rdtsc() - last_rx > 2 * rte_get_tsc_hz()) {
-				/* the PMD stopped short of the count (a frame it could not
-				 * deliver): say so rather than wait forever */
-				fprintf(stderr, "pktdedup: warning: the pcap port delivered %" PRIu64
-					" of %" PRIu64 " frames and then nothing for 2 s; stopping\n",
-					total_rx(), pd_app.pcap_packets);
-				pd_input_done = 1;
-			}
-			if (pd_input_done &&
-			    (!pd_app.dispatching || rte_ring_empty(w->ring)))
-				break;
 		}
 	}
 	if (pd_app.dispatching)
@@ -580,8 +474,6 @@ void pd_counters_sum(struct pd_counters *t)
 		t->dispatched_in += c->dispatched_in;
 		t->dispatch_failed += c->dispatch_failed;
 		t->oversize += c->oversize;
-		t->no_timestamp += c->no_timestamp;
-		t->time_desync += c->time_desync;
 		for (int r = 0; r < PD_KEY_REASON_COUNT; r++)
 			t->reasons[r] += c->reasons[r];
 		for (int b = 0; b < PD_DELAY_BUCKETS; b++)

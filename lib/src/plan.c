@@ -317,6 +317,7 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 				      m);
 		out->predicted_fpr = pd_sbf_fps(p.sbf_max, p.k, p.sbf_p, m);
 		out->basis = "stable point, 001 eq. 8";
+		out->remembers = (uint64_t)(p.sbf_max * m / p.sbf_p);
 		break;
 	}
 	case PD_FILTER_RSBF:
@@ -334,6 +335,7 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 			return -1;
 		out->predicted_fpr = pow(1.0 - exp(-1.0), p.k);
 		out->basis = "load 1-1/e per array at i = s, 000 eq. 6.1";
+		out->remembers = p.memory_bytes / 8 / p.k * 64;
 		break;
 	case PD_FILTER_BSBF:
 	case PD_FILTER_BSBFSD:
@@ -352,6 +354,10 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 			x = (sqrt(5.0) - 1.0) / 2.0;
 		out->predicted_fpr = pow(x, p.k);
 		out->basis = "saturated load (unbounded distinct stream)";
+		/* a set bit lives s keys when every key resets one bit of its array; bsbfsd
+		 * resets in one array of k */
+		out->remembers = p.memory_bytes / 8 / p.k * 64 *
+				 (p.type == PD_FILTER_BSBFSD ? p.k : 1);
 		break;
 	}
 	case PD_FILTER_QHT:
@@ -362,6 +368,7 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 				return -1;
 			out->predicted_fpr = qht_fpr(p.type, p.qht_b, p.qht_f);
 			out->basis = "every bucket live: 1-(1-1/(2^f-1))^b, 004 §5";
+			out->remembers = p.memory_bytes / 64 * p.qht_b; /* one line a row */
 			break;
 		}
 		if (p.qht_b == 0 && p.qht_f == 0) {
@@ -398,6 +405,8 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 		out->predicted_fpr = qht_fpr(p.type, p.qht_b, p.qht_f);
 		out->basis = p.type == PD_FILTER_QHT ? "asymptotic b/(2^f-1), 004 §4.3" :
 						       "asymptotic 1-(1-1/(2^f-1))^b, 004 §5";
+		out->remembers = p.memory_bytes / (pd_qht_row_words(p.qht_b, p.qht_f) * 8ULL) *
+				 p.qht_b;
 		break;
 	case PD_FILTER_BLOOM:
 	case PD_FILTER_TIMERBF: {
@@ -408,6 +417,7 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 		if (check_k(&p, err) != 0)
 			return -1;
 		out->capacity = bloom_capacity(m, p.k, target);
+		out->remembers = out->capacity;
 		if (p.type == PD_FILTER_TIMERBF) {
 			if (p.window == 0)
 				p.window = out->capacity; /* keys: fills the filter to the target */
@@ -431,6 +441,7 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 				      "memory_bytes: %llu is above the most for %s, 16 GiB "
 				      "(2^31 keys of 8 bytes)", (unsigned long long)p.memory_bytes,
 				      pd_filter_type_name(p.type));
+		out->remembers = p.memory_bytes / 8;
 		if (p.type == PD_FILTER_FPBUFFERING) {
 			if (p.fpbuf_q == 0.0)
 				p.fpbuf_q = target;

@@ -39,6 +39,14 @@ struct pd_plan {
 	const char *basis;              /**< where predicted_fpr comes from, e.g. "eq. 8" */
 	/** bloom/timerbf: keys (in window) at which the FPR reaches the target; else 0. */
 	uint64_t capacity;
+	/**
+	 * How many recent distinct keys the state can remember, so that a copy arriving
+	 * within that many keys of its original is caught: the slots (qht family: rows * b;
+	 * lru, fpbuffering: B), the capacity (bloom, timerbf), or for filters that forget by
+	 * decay the mean lifetime of a key's mark in keys (sbf: Max * m / P; bsbf, rsbf,
+	 * rlbsbf: s bits per array; bsbfsd: k * s). 0: unbounded (exact).
+	 */
+	uint64_t remembers;
 };
 
 /**

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The defaults lose nothing but copies, and say what they chose:
+#  - the default key is the packet: a 10-packet TCP connection with distinct payloads
+#    keeps all 10 (and its one exact copy is dropped), where a flow key would keep 1;
+#  - the default loss budget is 1e-6: the plan says so, predicts no more, and 2,000,000
+#    unique frames lose at most 2;
+#  - the start-up line and the JSON give the resolved parameters, the predicted FPR and
+#    how many keys the state remembers (checked against the layout's own arithmetic);
+#  - a filter that cannot keep the budget is refused (status 2) unless --fpr accepts it.
+set -euo pipefail
+. "$(dirname "$0")/e2e_common.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# one TCP connection, 10 segments with distinct payloads, segment 5 seen twice (a copy)
+python3 - "$tmp/tcp.pcap" <<'PY'
+import struct, sys
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+def seg(i):
+    payload = b"segment %02d of the connection" % i
+    tcp = struct.pack("!HHIIBBHHH", 40000, 80, 1000 + 100 * i, 1, 5 << 4, 0x18, 512, 0, 0)
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp) + len(payload), 7 + i, 0x4000,
+                     64, 6, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    return b"\x02\0\0\0\0\x02\x02\0\0\0\0\x01\x08\x00" + ip + tcp + payload
+out = open(sys.argv[1], "wb")
+out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+for t, i in enumerate(list(range(5)) + [4] + list(range(5, 10))):
+    f = seg(i)
+    out.write(struct.pack("<IIII", 1700000000, t, len(f), len(f)) + f)
+PY
+"$bin" --pcap-in "$tmp/tcp.pcap" --pcap-out "$tmp/tcp-out.pcap" --stats-json "$tmp/tcp.json" \
+	>/dev/null 2>"$tmp/tcp.err" || fail "default run: status $?"
+[ "$($tool frames "$tmp/tcp-out.pcap" | wc -l)" -eq 10 ] ||
+	fail "default key: $($tool frames "$tmp/tcp-out.pcap" | wc -l) of 10 segments kept"
+[ "$(json "$tmp/tcp.json" duplicate)" -eq 1 ] || fail "default key: the copy was not dropped"
+editcap -F pcap -D 100 "$tmp/tcp.pcap" "$tmp/tcp-editcap.pcap" >/dev/null 2>&1
+cmp "$tmp/tcp-editcap.pcap" "$tmp/tcp-out.pcap" || fail "default run: not editcap -D's file"
+"$bin" --pcap-in "$tmp/tcp.pcap" --pcap-out "$tmp/flow.pcap" --key flow >/dev/null 2>&1
+[ "$($tool frames "$tmp/flow.pcap" | wc -l)" -eq 1 ] || fail "--key flow: not 1 segment"
+"$bin" --help | grep -q "packet (default)" || fail "--help: the default key"
+echo "ok: default key packet: 10 of 10 segments kept, the copy dropped (= editcap -D);" \
+	"--key flow keeps 1"
+
+# the plan, said: qqhtd with b*f <= 64 packs a row in one 8-byte word, so 64 MiB holds
+# 2^23 rows of b fingerprints
+python3 - "$tmp/tcp.json" "$tmp/tcp.err" <<'PY'
+import json, re, sys
+p = json.load(open(sys.argv[1]))["plan"]
+err = open(sys.argv[2]).read()
+assert p["filter"] == "qqhtd" and p["loss_budget"] == 1e-6, p
+b, f = p["qht_b"], p["qht_f"]
+assert b * f <= 64 and 1 - (1 - 1 / (2 ** f - 1)) ** b <= 1e-6, (b, f)
+assert abs(p["predicted_fpr"] - (1 - (1 - 1 / (2 ** f - 1)) ** b)) < 1e-12, p
+assert p["remembers"] == (64 << 20) // 8 * b, p
+line = "plan: qqhtd b=%d f=%d; remembers about the last %d distinct keys per worker; " \
+       "predicted false-positive rate %.3g" % (b, f, p["remembers"], p["predicted_fpr"])
+assert line in err and "loss budget 1e-06" in err, err
+print("ok: plan said: qqhtd b=%d f=%d, predicted FPR %.3g, remembers %d keys" %
+      (b, f, p["predicted_fpr"], p["remembers"]))
+PY
+
+# a filter that cannot keep the budget: refused, unless --fpr accepts its rate
+rc=0
+"$bin" --pcap-in "$tmp/tcp.pcap" --filter bsbf >/dev/null 2>"$tmp/bsbf.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "predicted false-positive rate 0.25.*above the loss budget" \
+	"$tmp/bsbf.err" || { cat "$tmp/bsbf.err" >&2; fail "bsbf at 1e-6: status $rc"; }
+"$bin" --pcap-in "$tmp/tcp.pcap" --filter bsbf --fpr 0.25 >/dev/null 2>&1 ||
+	fail "bsbf --fpr 0.25: status $?"
+echo "ok: bsbf (predicted 0.25) refused at the default budget, accepted with --fpr 0.25"
+
+# 2,000,000 unique frames through the default filter: at most 2 dropped (fixed seed:
+# the same verdicts every run)
+python3 "$root/scripts/gen_udp_pcap.py" "$tmp/unique.pcap" 2000000 >/dev/null
+"$bin" --pcap-in "$tmp/unique.pcap" --seed 12345 --stats-json "$tmp/unique.json" \
+	>/dev/null 2>&1 || fail "2M unique: status $?"
+lost=$(json "$tmp/unique.json" duplicate)
+[ "$(json "$tmp/unique.json" rx)" -eq 2000000 ] && [ "$lost" -le 2 ] ||
+	fail "2M unique frames: $lost dropped as copies"
+echo "ok: 2,000,000 unique frames, default filter: $lost dropped (budget: 2)"

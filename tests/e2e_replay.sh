@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Replay loses nothing but copies, whatever the file, the worker count or a signal:
+#  - 200,000 frames, 100,000 distinct: --workers 1, 2 and 4 write the same file, and with
+#    --filter exact --key packet it is editcap -D's, byte for byte; no frame unaccounted;
+#  - frames of 65,226 and 131,072 bytes (libpcap reads up to 262,144) are deduplicated
+#    like any other, written whole;
+#  - a damaged record after 3 good ones: status 1, exactly those 3 frames written;
+#  - timestamps after 2038 (2,147,483,653 s) are written as read;
+#  - SIGINT during a replay from a pipe: status 130, "interrupted", the frames read so far
+#    written, and a summary that says it.
+set -euo pipefail
+. "$(dirname "$0")/e2e_common.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"; [ -z "${feeder:-}" ] || kill "$feeder" 2>/dev/null || true' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# pcap writer for the cases below (standard library; no code shared with pktdedup)
+cat >"$tmp/mk.py" <<'PY'
+import struct, sys
+
+def hdr(snap=262144):
+    return struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, snap, 1)
+
+def rec(frame, sec, usec=0, wire=None):
+    return struct.pack("<IIII", sec, usec, len(frame), wire or len(frame)) + frame
+
+def eth(ethertype, payload, i=0):
+    return b"\x02\0\0\0\0\x02\x02\0\0\0\0" + bytes([i & 255]) + struct.pack("!H", ethertype) + payload
+
+def udp4(i, size):
+    body = bytes((i * 7 + j) & 255 for j in range(size - 42))
+    udp = struct.pack("!HHHH", 1024 + i, 53, 8 + len(body), 0) + body
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), i & 0xffff, 0, 64, 17, 0,
+                     bytes([10, 0, i >> 8 & 255, i & 255]), bytes([192, 0, 2, 1]))
+    return eth(0x0800, ip + udp, i)
+
+cmd, out = sys.argv[1], open(sys.argv[2], "wb")
+out.write(hdr())
+if cmd == "large":  # a GRO-sized UDP frame, a 128 KiB non-IP frame, a small one: each twice
+    big = eth(0x88B5, bytes((j * 13) & 255 for j in range(131072 - 14)), 1)
+    fr = [udp4(1, 65226), big, udp4(2, 64)]
+    for t, f in enumerate(fr + fr):
+        out.write(rec(f, 1700000000 + t))
+elif cmd == "damaged":  # 3 good records, then one claiming 262145 bytes, then zeros
+    for i in range(3):
+        out.write(rec(udp4(i, 64), 1700000000 + i))
+    out.write(struct.pack("<IIII", 1700000003, 0, 262145, 262145) + bytes(300000))
+elif cmd == "y2038":  # after 2^31 s, each frame twice
+    for i in range(4):
+        out.write(rec(udp4(i % 2, 64), 2147483653 + i, 1000 * i))
+elif cmd == "stream":  # N distinct frames (argv[3])
+    for i in range(int(sys.argv[3])):
+        out.write(rec(udp4(i % 60000, 64)[:12] + struct.pack("!H", 0x88B5) +
+                      struct.pack("!I", i) + bytes(46), 1700000000, i))
+PY
+mk() { python3 "$tmp/mk.py" "$@"; }
+ts_of() { # seconds of every record
+	python3 -c 'import struct,sys
+d = open(sys.argv[1], "rb").read(); o = 24
+while o + 16 <= len(d):
+    s, u, c, l = struct.unpack("<IIII", d[o:o + 16]); print(s); o += 16 + c' "$1"
+}
+accounted() { # json file -> rx = tx + dropped, nothing else lost
+	python3 -c 'import json,sys
+t = json.load(open(sys.argv[1]))["total"]
+sys.exit(0 if t["rx"] == t["tx"] + t["dropped"] and t["tx_failed"] + t["dispatch_failed"] == 0
+         else 1)' "$1"
+}
+
+# 1. 200k frames with copies: any worker count, the same bytes; exact = editcap -D
+python3 "$root/scripts/gen_udp_pcap.py" "$tmp/many.pcap" 200000 --mirror 64 >/dev/null
+# every copy comes 128 frames after its original: a window of 256 frames is exact
+editcap -F pcap -D 256 "$tmp/many.pcap" "$tmp/editcap.pcap" >/dev/null 2>&1
+for filter in exact qqhtd; do
+	for w in 1 2 4; do
+		"$bin" --pcap-in "$tmp/many.pcap" --pcap-out "$tmp/$filter-$w.pcap" --workers "$w" \
+			--filter "$filter" --key packet --seed 7 --stats-json "$tmp/$filter-$w.json" \
+			>/dev/null 2>&1 || fail "$filter --workers $w: status $?"
+		accounted "$tmp/$filter-$w.json" || fail "$filter --workers $w: frames unaccounted"
+		[ "$(json "$tmp/$filter-$w.json" rx)" -eq 200000 ] || fail "$filter --workers $w: rx"
+		cmp -s "$tmp/$filter-1.pcap" "$tmp/$filter-$w.pcap" ||
+			fail "$filter --workers $w: not the file one worker writes"
+	done
+	[ "$(json "$tmp/$filter-4.json" duplicate)" -eq 100000 ] ||
+		fail "$filter: $(json "$tmp/$filter-4.json" duplicate) duplicates, want 100000"
+done
+cmp "$tmp/editcap.pcap" "$tmp/exact-1.pcap" || fail "exact: not editcap -D's file"
+echo "ok: 200,000 frames: --workers 1, 2, 4 write the same file (exact and qqhtd)," \
+	"100,000 duplicates, exact = editcap -D byte for byte"
+
+# 2. large frames: keyed and deduplicated, written whole
+mk large "$tmp/large.pcap"
+rc=0
+"$bin" --pcap-in "$tmp/large.pcap" --pcap-out "$tmp/large-out.pcap" --filter exact \
+	--key packet --stats-json "$tmp/large.json" >/dev/null 2>"$tmp/large.err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$tmp/large.err" >&2; fail "large frames: status $rc"; }
+editcap -F pcap -D 100 "$tmp/large.pcap" "$tmp/large-editcap.pcap" >/dev/null 2>&1
+cmp "$tmp/large-editcap.pcap" "$tmp/large-out.pcap" || fail "large frames: not editcap -D's file"
+[ "$(json "$tmp/large.json" duplicate)" -eq 3 ] && [ "$(json "$tmp/large.json" unparseable)" -eq 0 ] ||
+	fail "large frames: counts"
+echo "ok: frames of 65,226 and 131,072 bytes deduplicated, output = editcap -D"
+
+# 3. a damaged record: the frames before it, and nothing else
+mk damaged "$tmp/bad.pcap"
+rc=0
+"$bin" --pcap-in "$tmp/bad.pcap" --pcap-out "$tmp/bad-out.pcap" --filter exact --key packet \
+	>/dev/null 2>"$tmp/bad.err" || rc=$?
+[ "$rc" -eq 1 ] || fail "damaged: status $rc, want 1"
+grep -q "after 3 frames" "$tmp/bad.err" || { cat "$tmp/bad.err" >&2; fail "damaged: message"; }
+[ "$($tool frames "$tmp/bad-out.pcap" | wc -l)" -eq 3 ] ||
+	fail "damaged: $($tool frames "$tmp/bad-out.pcap" | wc -l) frames written, want 3"
+[ "$(stat -c %s "$tmp/bad-out.pcap")" -eq $((24 + 3 * (16 + 64))) ] || fail "damaged: file size"
+echo "ok: damaged record after 3 frames: status 1, exactly those 3 written"
+
+# 4. times after 2038
+mk y2038 "$tmp/y2038.pcap"
+"$bin" --pcap-in "$tmp/y2038.pcap" --pcap-out "$tmp/y2038-out.pcap" --filter exact --key packet \
+	--action count >/dev/null 2>&1 || fail "y2038: status $?"
+[ "$(ts_of "$tmp/y2038.pcap")" = "$(ts_of "$tmp/y2038-out.pcap")" ] ||
+	fail "y2038: times $(ts_of "$tmp/y2038-out.pcap" | tr '\n' ' ')"
+cmp "$tmp/y2038.pcap" "$tmp/y2038-out.pcap" || fail "y2038: --action count changed the file"
+echo "ok: timestamps after 2038 written as read"
+
+# 5. SIGINT while reading a pipe: 130, the frames read so far written, and said so
+mk stream "$tmp/stream.pcap" 3000
+mkfifo "$tmp/fifo"
+head -c $((24 + 1000 * (16 + 64))) "$tmp/stream.pcap" >"$tmp/part.pcap"
+# the feeder writes 1000 frames, then keeps the pipe open (no end of file)
+{ cat "$tmp/part.pcap"; sleep 30; } >"$tmp/fifo" &
+feeder=$!
+rc=0
+"$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/int-out.pcap" --filter exact --key packet \
+	>"$tmp/int.out" 2>"$tmp/int.err" &
+pid=$!
+for _ in $(seq 100); do
+	grep -q "replay of" "$tmp/int.err" && break
+	sleep 0.1
+done
+sleep 0.5
+kill -INT "$pid"
+wait "$pid" || rc=$?
+kill "$feeder" 2>/dev/null || true
+feeder=
+[ "$rc" -eq 130 ] || { cat "$tmp/int.err" >&2; fail "SIGINT: status $rc, want 130"; }
+grep -q "interrupted by Interrupt after 1000 frames" "$tmp/int.err" ||
+	{ cat "$tmp/int.err" >&2; fail "SIGINT: no 'interrupted' message"; }
+[ "$($tool frames "$tmp/int-out.pcap" | wc -l)" -eq 1000 ] || fail "SIGINT: frames written"
+grep -q "1000 packets" "$tmp/int.out" || fail "SIGINT: no summary"
+echo "ok: SIGINT while reading a pipe: status 130, the 1000 frames read written, said so"
