@@ -43,7 +43,8 @@ editcap -F pcap -D 100 "$tmp/tcp.pcap" "$tmp/tcp-editcap.pcap" >/dev/null 2>&1
 cmp "$tmp/tcp-editcap.pcap" "$tmp/tcp-out.pcap" || fail "default run: not editcap -D's file"
 "$bin" --pcap-in "$tmp/tcp.pcap" --pcap-out "$tmp/flow.pcap" --key flow >/dev/null 2>&1
 [ "$($tool frames "$tmp/flow.pcap" | wc -l)" -eq 1 ] || fail "--key flow: not 1 segment"
-"$bin" --help | grep -q "packet (default)" || fail "--help: the default key"
+"$bin" --help >"$tmp/help.txt"
+grep -q "packet (default)" "$tmp/help.txt" || fail "--help: the default key"
 echo "ok: default key packet: 10 of 10 segments kept, the copy dropped (= editcap -D);" \
 	"--key flow keeps 1"
 

@@ -369,9 +369,10 @@ static int write_json(const char *path, double secs, unsigned mbufs_in_use)
 static void print_summary(double secs)
 {
 	struct pd_counters t;
-	/* with --stats-json - the JSON alone goes to stdout */
-	FILE *out = pd_app.cfg.stats_json != NULL && strcmp(pd_app.cfg.stats_json, "-") == 0 ?
-		stderr : stdout;
+	/* with --stats-json - or --pcap-out - standard output carries that data alone */
+	const struct pd_app_config *c = &pd_app.cfg;
+	FILE *out = (c->stats_json != NULL && strcmp(c->stats_json, "-") == 0) ||
+		    (c->pcap_out != NULL && strcmp(c->pcap_out, "-") == 0) ? stderr : stdout;
 
 	pd_counters_sum(&t);
 	fprintf(out, "pktdedup: %" PRIu64 " packets in %.6f s: %" PRIu64 " unique, %" PRIu64
@@ -788,7 +789,7 @@ static int preflight(void)
 			plan->basis, c->filter.target_fpr, plan->predicted_fpr * 1.001);
 		return 2;
 	}
-	if (pd_app_check_outputs(c) != 0)
+	if (pd_app_check_outputs(c) != 0 || pd_snap_lock() != 0)
 		return 1;
 	if (!c->seed_given && seed_from_getrandom(&c->filter.seed) != 0) {
 		fprintf(stderr, "pktdedup: getrandom: %s\n", strerror(errno));

@@ -178,15 +178,6 @@ struct seen {
 	const char *ports, *workers;
 };
 
-/* Whether two paths name one existing file (writing one would truncate the other). */
-static int same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
-}
-
 static int check(struct pd_app_config *c, const struct seen *s)
 {
 	if (cli_key_check(&c->key, &s->key) != 0)
@@ -202,70 +193,14 @@ static int check(struct pd_app_config *c, const struct seen *s)
 		return cli_bad("--snapshot-interval", s->snap_int, "needs --snapshot FILE");
 	if (s->snap_pol && c->snapshot == NULL)
 		return cli_bad("--snapshot-policy", s->snap_pol, "needs --snapshot FILE");
-	if (c->snapshot != NULL && c->pcap_out != NULL && strcmp(c->snapshot, c->pcap_out) == 0)
-		return cli_bad("--snapshot", c->snapshot, "the same file as --pcap-out");
-	if (c->snapshot != NULL && c->pcap_in != NULL && strcmp(c->snapshot, c->pcap_in) == 0)
-		return cli_bad("--snapshot", c->snapshot, "the same file as --pcap-in");
 	if (s->pcap_out && c->pcap_in == NULL)
 		return cli_bad("--pcap-out", s->pcap_out, "needs --pcap-in");
-	if (c->pcap_out != NULL && c->pcap_in != NULL && same_file(c->pcap_in, c->pcap_out))
-		return cli_bad("--pcap-out", s->pcap_out, "the same file as --pcap-in");
 	if (c->pcap_in != NULL) {
 		if (c->nports != 0)
 			return cli_bad("--ports", s->ports, "--pcap-in makes its own port");
 		if (c->dup_port >= 0)
 			return cli_bad("--dup-port", s->dup_port, "not with --pcap-in");
 	}
-	return 0;
-}
-
-/*
- * Whether @p path can be written when the run ends: an existing file must be a writable
- * regular file; the directory must exist and be writable when the file does not exist or
- * when it is replaced by renaming a temporary file beside it (@p renamed).
- */
-static int check_output(const char *opt, const char *path, int renamed)
-{
-	char dir[4096];
-	const char *slash = strrchr(path, '/');
-	struct stat st;
-
-	if (stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "pktdedup: %s %s: is a directory\n", opt, path);
-			return -1;
-		}
-		if (access(path, W_OK) != 0) {
-			fprintf(stderr, "pktdedup: %s %s: %s\n", opt, path, strerror(errno));
-			return -1;
-		}
-		if (!renamed)
-			return 0;
-	} else if (errno != ENOENT) {
-		fprintf(stderr, "pktdedup: %s %s: %s\n", opt, path, strerror(errno));
-		return -1;
-	}
-	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (access(dir, W_OK | X_OK) != 0) {
-		fprintf(stderr, "pktdedup: %s %s: cannot write in %s: %s\n", opt, path, dir,
-			strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-int pd_app_check_outputs(const struct pd_app_config *c)
-{
-	if (c->stats_json != NULL && strcmp(c->stats_json, "-") != 0 &&
-	    check_output("--stats-json", c->stats_json, 0) != 0)
-		return -1;
-	if (c->snapshot != NULL && check_output("--snapshot", c->snapshot, 1) != 0)
-		return -1;
 	return 0;
 }
 
@@ -353,15 +288,22 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			if (r == 0 && c->mbufs < 1024)
 				r = cli_bad("--mbufs", a, "at least 1024");
 			break;
-		case O_PCAPIN: c->pcap_in = a; break;
+		case O_PCAPIN:
+			r = *a == '\0' ? cli_bad("--pcap-in", a, "expected a file name or -") : 0;
+			c->pcap_in = a;
+			break;
 		case O_PCAPOUT:
+			r = *a == '\0' ? cli_bad("--pcap-out", a, "expected a file name or -") : 0;
 			s.pcap_out = a;
 			c->pcap_out = a;
 			break;
 		case O_SINT:
 			r = cli_seconds("--stats-interval", a, 0.001, 86400, &c->stats_interval);
 			break;
-		case O_SJSON: c->stats_json = a; break;
+		case O_SJSON:
+			r = *a == '\0' ? cli_bad("--stats-json", a, "expected a file name or -") : 0;
+			c->stats_json = a;
+			break;
 		case O_SNAP:
 			if (*a == '\0')
 				r = cli_bad("--snapshot", a, "expected a file name");
@@ -418,5 +360,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			argv[optind]);
 		return -1;
 	}
-	return check(c, &s);
+	if (check(c, &s) != 0)
+		return -1;
+	return pd_app_check_distinct(c);
 }

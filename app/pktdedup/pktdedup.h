@@ -179,6 +179,10 @@ extern volatile int pd_force_quit; /* the signal that asked to stop, 0 while run
 /* options.c */
 int pd_app_parse(int argc, char **argv, struct pd_app_config *cfg);
 void pd_app_usage(FILE *out);
+/* files.c */
+/* That no file given is another one given too (--pcap-in, --pcap-out, --stats-json,
+ * --snapshot; standard input and output included): 0, or -1 and a message. */
+int pd_app_check_distinct(const struct pd_app_config *cfg);
 /* Whether the files written at the end (--snapshot, --stats-json) can be written, checked
  * at start so that a run of days does not lose its state to a typo: 0, or -1 and a message. */
 int pd_app_check_outputs(const struct pd_app_config *cfg);
@@ -188,6 +192,7 @@ void pd_stats_tick(void);
 double pd_now_s(void); /* seconds on the TSC clock */
 
 /* snapshot.c */
+int pd_snap_lock(void); /* before EAL: the run's lock, stale temporary files removed */
 int pd_snap_prepare(void);
 int pd_snap_load(void);
 int pd_snap_start(void);

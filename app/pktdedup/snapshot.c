@@ -15,12 +15,16 @@
  * At a clean stop the file is written from the stopped workers' filters.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
@@ -34,6 +38,7 @@
 #define PD_SNAP_STEP (128u << 10)
 
 static struct pd_snapshot *loaded;
+static int lock_fd = -1;
 static pthread_t thread;
 static int thread_running;
 static volatile int thread_quit;
@@ -63,6 +68,49 @@ static int refuse(const char *why)
 	}
 	fprintf(stderr, "pktdedup: --snapshot-policy fresh: starting with empty filters;"
 		" the file will be overwritten\n");
+	return 0;
+}
+
+/*
+ * Before anything starts: take the snapshot's lock for the whole run (two runs sharing
+ * one snapshot would each write their own state over the other's, both reporting
+ * success), then remove the temporary files of writers that died mid-write.
+ */
+int pd_snap_lock(void)
+{
+	const char *path = pd_app.cfg.snapshot;
+	char real[PATH_MAX], lock[PATH_MAX + 8];
+	struct pd_error err;
+	uint64_t files, bytes;
+
+	if (path == NULL)
+		return 0;
+	/* where a symlink points: two runs naming one file through two links conflict */
+	if (realpath(path, real) == NULL)
+		snprintf(real, sizeof(real), "%s", path);
+	snprintf(lock, sizeof(lock), "%s.lock", real);
+	lock_fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (lock_fd < 0) {
+		fprintf(stderr, "pktdedup: --snapshot %s: cannot open its lock %s: %s\n", path,
+			lock, strerror(errno));
+		return -1;
+	}
+	if (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		fprintf(stderr, "pktdedup: --snapshot %s: in use by another run (%s is locked):"
+			" two runs sharing one snapshot would overwrite each other's state\n",
+			path, lock);
+		close(lock_fd);
+		lock_fd = -1;
+		return -1;
+	}
+	if (pd_snapshot_clean_stale(path, &files, &bytes, &err) != 0) {
+		fprintf(stderr, "pktdedup: %s\n", err.msg);
+		return -1;
+	}
+	if (files != 0)
+		fprintf(stderr, "pktdedup: snapshot %s: removed %" PRIu64 " temporary file%s"
+			" (%" PRIu64 " bytes) left by runs that died while writing it\n", path,
+			files, files == 1 ? "" : "s", bytes);
 	return 0;
 }
 

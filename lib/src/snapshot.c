@@ -21,9 +21,11 @@
  * parameters must equal the target filter's, and variants re-derive what the bytes
  * cannot guarantee (post_load).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -384,10 +386,66 @@ static void wput(struct wfile *w, const void *p, uint64_t n)
 		(void)XXH3_64bits_update(w->xs, p, n);
 }
 
-int pd_snapshot_write(const char *path, const char *tag, const void *const *images,
+/* The directory part of a path: ".", "/" or what comes before the last '/'. */
+static void dir_of(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		snprintf(dir, len, ".");
+	else if (slash == path)
+		snprintf(dir, len, "/");
+	else
+		snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+/*
+ * Where a snapshot named @p path is written: the file a symlink points to (the link
+ * stays), else @p path. -1 for a symlink to nothing or a path that is not a regular file.
+ */
+static int snapshot_target(const char *path, char *out, size_t len, struct pd_error *err)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) {
+		if (snprintf(out, len, "%s", path) >= (int)len)
+			return pd_err(err, PD_EINVAL, "snapshot: path too long");
+		return 0;
+	}
+	if (stat(path, &st) != 0)
+		return pd_err(err, PD_EIO, "snapshot %s: a symlink to nothing: %s", path,
+			      strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return pd_err(err, PD_EIO, "snapshot %s: a symlink to something that is not a "
+			      "regular file", path);
+	if (len < PATH_MAX || realpath(path, out) == NULL)
+		return pd_err(err, PD_EIO, "snapshot %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/*
+ * The temporary file beside the target, made by this call alone: O_EXCL and O_NOFOLLOW,
+ * so that a symlink or file planted at its name is never written through; such a name
+ * (or one left by a process that had this PID before) is removed and made anew, once.
+ */
+static int create_temp(const char *tmp)
+{
+	for (int tries = 0; tries < 2; tries++) {
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+		if (unlink(tmp) != 0)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+int pd_snapshot_write(const char *path_given, const char *tag, const void *const *images,
 		      const uint64_t *lens, unsigned n, struct pd_error *err)
 {
-	char tmp[PATH_MAX], dir[PATH_MAX];
+	char path[PATH_MAX], tmp[PATH_MAX + 32], dir[PATH_MAX];
 	uint8_t head[FILE_HEADER], b8[8];
 	uint64_t total;
 	size_t taglen = tag != NULL ? strlen(tag) : 0;
@@ -400,6 +458,8 @@ int pd_snapshot_write(const char *path, const char *tag, const void *const *imag
 	if (taglen > PD_SNAPSHOT_MAX_TAG)
 		return pd_err(err, PD_EINVAL, "snapshot: tag of %zu bytes (at most %d)", taglen,
 			      PD_SNAPSHOT_MAX_TAG);
+	if (snapshot_target(path_given, path, sizeof(path), err) != 0)
+		return -1;
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
 		return pd_err(err, PD_EINVAL, "snapshot: path too long");
 	total = FILE_HEADER + taglen + 4 + 8;
@@ -415,7 +475,7 @@ int pd_snapshot_write(const char *path, const char *tag, const void *const *imag
 	if (w.xs == NULL)
 		return pd_err(err, PD_ENOMEM, "snapshot: out of memory");
 	(void)XXH3_64bits_reset(w.xs);
-	w.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	w.fd = create_temp(tmp);
 	if (w.fd < 0) {
 		pd_err(err, PD_EIO, "snapshot %s: cannot create %s: %s", path, tmp, strerror(errno));
 		goto out;
@@ -455,18 +515,10 @@ int pd_snapshot_write(const char *path, const char *tag, const void *const *imag
 		goto out;
 	}
 	/* the rename itself reaches the disk with the directory */
-	snprintf(dir, sizeof(dir), "%s", path);
+	dir_of(path, dir, sizeof(dir));
 	{
-		char *slash = strrchr(dir, '/');
-		int dfd;
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-		if (slash == NULL)
-			snprintf(dir, sizeof(dir), ".");
-		else if (slash == dir)
-			dir[1] = '\0';
-		else
-			*slash = '\0';
-		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0) {
 			(void)fsync(dfd);
 			close(dfd);
@@ -666,7 +718,8 @@ struct pd_snapshot *pd_snapshot_read(const char *path, struct pd_error *err)
 	struct stat st;
 	uint8_t *data;
 	uint64_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO would wait for a writer in open(); it is refused below */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0) {
 		pd_err(err, errno == ENOENT ? PD_ENOENT : PD_EIO, "%s: %s", path, strerror(errno));
@@ -727,4 +780,54 @@ int pd_snapshot_load(const struct pd_snapshot *s, unsigned i, struct pd_filter *
 	if (i >= s->n)
 		return pd_err(err, PD_EINVAL, "snapshot: image %u of %u", i, s->n);
 	return pd_filter_load_state(f, s->img[i], s->ilen[i], err);
+}
+
+int pd_snapshot_clean_stale(const char *path_given, uint64_t *files, uint64_t *bytes,
+			    struct pd_error *err)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	const char *base, *slash;
+	size_t blen;
+	DIR *d;
+	struct dirent *e;
+
+	*files = *bytes = 0;
+	if (snapshot_target(path_given, path, sizeof(path), err) != 0)
+		return -1;
+	slash = strrchr(path, '/');
+	base = slash != NULL ? slash + 1 : path;
+	dir_of(path, dir, sizeof(dir));
+	blen = strlen(base);
+	d = opendir(dir);
+	if (d == NULL)
+		return errno == ENOENT ? 0 : pd_err(err, PD_EIO, "snapshot %s: %s: %s", path_given,
+						    dir, strerror(errno));
+	while ((e = readdir(d)) != NULL) {
+		const char *p = e->d_name;
+		char *end;
+		long pid;
+		struct stat st;
+
+		/* NAME.tmp.PID, PID a process that no longer exists */
+		if (strncmp(p, base, blen) != 0 || strncmp(p + blen, ".tmp.", 5) != 0)
+			continue;
+		p += blen + 5;
+		if (*p < '1' || *p > '9')
+			continue;
+		errno = 0;
+		pid = strtol(p, &end, 10);
+		if (*end != '\0' || errno != 0 || pid <= 0 || pid > INT_MAX)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue; /* alive, or not ours to judge */
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0) == 0) {
+			(*files)++;
+			*bytes += S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+		}
+	}
+	closedir(d);
+	return 0;
 }

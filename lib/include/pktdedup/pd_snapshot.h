@@ -30,9 +30,12 @@
  *     ...           N times: 8-byte image length L, then L bytes of image
  *     end-8   8     XXH3-64 (seed 0) of every byte before it
  *
- * Writing goes to a temporary file beside the target (mode 0600: the images hold the
- * hash secret), which is fsync'd and renamed over the target, and the directory fsync'd:
- * a crash mid-write leaves the previous snapshot whole.
+ * Writing goes to a temporary file beside the target, TARGET.tmp.PID (mode 0600: the
+ * images hold the hash secret), created with O_EXCL and O_NOFOLLOW so that nothing
+ * planted at that name is written through, fsync'd and renamed over the target, and the
+ * directory fsync'd: a crash mid-write leaves the previous snapshot whole (and a temporary
+ * file, which pd_snapshot_clean_stale() removes once its process is gone). When the path
+ * is a symlink, the file it points to is the target: the link stays.
  */
 #ifndef PKTDEDUP_PD_SNAPSHOT_H
 #define PKTDEDUP_PD_SNAPSHOT_H
@@ -82,6 +85,15 @@ int pd_filter_load_state(struct pd_filter *f, const void *buf, uint64_t len,
  */
 int pd_snapshot_write(const char *path, const char *tag, const void *const *images,
 		      const uint64_t *lens, unsigned n, struct pd_error *err);
+
+/**
+ * Remove the temporary files that writers of the snapshot at @p path left when they died
+ * mid-write (TARGET.tmp.PID, PID no longer a process; regular files and symlinks only).
+ * @p files and @p bytes say how many were removed. 0, or -1 when the directory cannot be
+ * read.
+ */
+int pd_snapshot_clean_stale(const char *path, uint64_t *files, uint64_t *bytes,
+			    struct pd_error *err);
 
 /** Save n filters' current state to a snapshot file (images made here, then written). */
 int pd_snapshot_save(const char *path, const char *tag, struct pd_filter *const *filters,
