@@ -181,15 +181,41 @@ double pd_now_s(void)
 
 static double stats_t0, stats_last;
 
+/* Packets the ports lost before pktdedup saw them, as read at the stop. */
+static uint64_t ports_lost(void)
+{
+	uint64_t lost = 0;
+
+	for (unsigned p = 0; p < pd_app.nports; p++)
+		lost += pd_app.port_loss[p].lost;
+	return lost;
+}
+
+/* Packets the ports lost before pktdedup saw them, over every port, read now. */
+static uint64_t ports_lost_now(void)
+{
+	uint64_t lost = 0;
+
+	for (unsigned p = 0; p < pd_app.nports; p++) {
+		struct pd_port_loss l;
+
+		pd_port_loss_read(pd_app.port_id[p], &l);
+		lost += l.lost;
+	}
+	return lost;
+}
+
 static void print_line(FILE *out, double secs)
 {
 	struct pd_counters t;
 
 	pd_counters_sum(&t);
 	fprintf(out, "pktdedup: %.1fs rx %" PRIu64 " tx %" PRIu64 " unique %" PRIu64
-		" duplicate %" PRIu64 " dropped %" PRIu64 " marked %" PRIu64 " unparseable %" PRIu64
-		" tx_failed %" PRIu64 "\n", secs, t.rx, t.tx, t.unique, t.duplicate, t.dropped,
-		t.marked, t.unparseable, t.tx_failed);
+		" duplicate %" PRIu64 " dropped %" PRIu64 " marked %" PRIu64 " unmarkable %" PRIu64
+		" unparseable %" PRIu64 " tx_failed %" PRIu64 " dispatch_failed %" PRIu64
+		" lost_at_ports %" PRIu64 "\n", secs, t.rx, t.tx, t.unique, t.duplicate,
+		t.dropped, t.marked, t.unmarkable, t.unparseable, t.tx_failed, t.dispatch_failed,
+		ports_lost_now());
 	fflush(out);
 }
 
@@ -337,7 +363,8 @@ static int write_json(const char *path, double secs, unsigned mbufs_in_use)
 	/* with --pcap-out the forwarded frames go to the file, not through the port's TX */
 	fprintf(o, "  \"tx_to\": \"%s\",\n", pd_app.replay ? pd_replay_tx_to() : "ports");
 	fprintf(o, "  \"mbufs_in_use\": %u,\n", mbufs_in_use);
-	fprintf(o, "  \"accounted\": %s,\n  \"total\": {\n", identity_holds(&t) ? "true" : "false");
+	fprintf(o, "  \"accounted\": %s,\n  \"lost_at_ports\": %" PRIu64 ",\n  \"total\": {\n",
+		identity_holds(&t) ? "true" : "false", ports_lost());
 	json_counters(o, &t, "    ");
 	fprintf(o, "\n  },\n  \"workers_detail\": [\n");
 	for (unsigned i = 0; i < pd_app.nworkers; i++) {
@@ -347,16 +374,16 @@ static int write_json(const char *path, double secs, unsigned mbufs_in_use)
 	}
 	fprintf(o, "  ],\n  \"ports\": [\n");
 	for (unsigned p = 0; p < pd_app.nports; p++) {
-		const struct rte_eth_stats *ps = &pd_app.port_stats[p];
-
+		const struct pd_port_loss *ps = &pd_app.port_loss[p];
 		uint16_t id = pd_app.port_id[p];
 
 		fprintf(o, "    {\"port\": %u, \"rx\": %" PRIu64 ", \"duplicate\": %" PRIu64
 			", \"ipackets\": %" PRIu64 ", \"opackets\": %" PRIu64
 			", \"rx_nombuf\": %" PRIu64 ", \"imissed\": %" PRIu64 ", \"ierrors\": %"
-			PRIu64 ", \"oerrors\": %" PRIu64 "}%s\n", id, t.port_rx[id], t.port_dup[id],
+			PRIu64 ", \"kernel_drops\": %" PRIu64 ", \"lost\": %" PRIu64
+			", \"oerrors\": %" PRIu64 "}%s\n", id, t.port_rx[id], t.port_dup[id],
 			ps->ipackets, ps->opackets, ps->rx_nombuf, ps->imissed, ps->ierrors,
-			ps->oerrors, p + 1 < pd_app.nports ? "," : "");
+			ps->kernel_drops, ps->lost, ps->oerrors, p + 1 < pd_app.nports ? "," : "");
 	}
 	fprintf(o, "  ]\n}\n");
 	if (o != stdout && fclose(o) != 0) {
@@ -379,9 +406,12 @@ static void print_summary(double secs)
 	       " duplicate, %" PRIu64 " unparseable\n", t.rx, secs, t.unique, t.duplicate,
 	       t.unparseable);
 	fprintf(out, "pktdedup: forwarded %" PRIu64 ", dropped %" PRIu64 ", marked %" PRIu64
-	       ", tx failed %" PRIu64 ", dispatch failed %" PRIu64 "; accounted: %s\n",
+	       ", tx failed %" PRIu64 ", dispatch failed %" PRIu64 "; accounted: %s",
 	       t.tx, t.dropped, t.marked, t.tx_failed, t.dispatch_failed,
 	       identity_holds(&t) ? "yes" : "NO");
+	if (!pd_app.replay) /* what the ports received is rx + what they lost */
+		fprintf(out, "; lost at the ports: %" PRIu64, ports_lost());
+	fprintf(out, "\n");
 	for (int r = 1; r < PD_KEY_REASON_COUNT; r++)
 		if (t.reasons[r] != 0)
 			fprintf(out, "pktdedup:   unparseable %-22s %" PRIu64 "\n",
@@ -411,13 +441,14 @@ static void print_summary(double secs)
 		fprintf(out, "\n");
 	}
 	for (unsigned p = 0; p < pd_app.nports; p++) {
-		const struct rte_eth_stats *ps = &pd_app.port_stats[p];
+		const struct pd_port_loss *ps = &pd_app.port_loss[p];
 
-		if (ps->rx_nombuf | ps->imissed | ps->ierrors | ps->oerrors)
-			fprintf(out, "pktdedup: port %u lost packets before pktdedup saw them: no mbuf %"
-			       PRIu64 ", RX ring full %" PRIu64 ", RX errors %" PRIu64
-			       "; TX errors %" PRIu64 "\n", pd_app.port_id[p], ps->rx_nombuf,
-			       ps->imissed, ps->ierrors, ps->oerrors);
+		if (ps->lost | ps->oerrors)
+			fprintf(out, "pktdedup: port %u LOST %" PRIu64 " packets before pktdedup saw"
+				" them: RX ring full %" PRIu64 ", no mbuf %" PRIu64 ", RX errors %"
+				PRIu64 ", kernel socket ring full %" PRIu64 "; TX errors %" PRIu64
+				" (docs/app.md: sizing the rings)\n", pd_app.port_id[p], ps->lost,
+				ps->imissed, ps->rx_nombuf, ps->ierrors, ps->kernel_drops, ps->oerrors);
 	}
 	fflush(out);
 }
@@ -439,6 +470,8 @@ static int telemetry_stats(const char *cmd, const char *params, struct rte_tel_d
 	rte_tel_data_add_dict_u64(d, "unparseable", t.unparseable);
 	rte_tel_data_add_dict_u64(d, "tx_failed", t.tx_failed);
 	rte_tel_data_add_dict_u64(d, "dispatch_failed", t.dispatch_failed);
+	rte_tel_data_add_dict_u64(d, "unmarkable", t.unmarkable);
+	rte_tel_data_add_dict_u64(d, "lost_at_ports", ports_lost_now());
 	rte_tel_data_add_dict_u64(d, "workers", pd_app.nworkers);
 	rte_tel_data_add_dict_u64(d, "window_ns", pd_app.cfg.filter.window);
 	if (pd_app.want_delay) {
@@ -902,8 +935,7 @@ static int finish(double secs_from)
 	if (pd_snap_finish() != 0)
 		status = 1;
 	for (unsigned p = 0; p < pd_app.nports; p++)
-		if (rte_eth_stats_get(pd_app.port_id[p], &pd_app.port_stats[p]) != 0)
-			memset(&pd_app.port_stats[p], 0, sizeof(pd_app.port_stats[p]));
+		pd_port_loss_read(pd_app.port_id[p], &pd_app.port_loss[p]);
 	close_ports(pd_app.port_id, pd_app.nports); /* the PMDs give back the mbufs they hold */
 	if (pd_app.replay && pd_replay_close() != 0)
 		status = 1;

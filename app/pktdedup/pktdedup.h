@@ -31,6 +31,9 @@
  */
 #ifndef PD_BENCH_STAGE
 #define PD_BENCH_STAGE 0
+/* port_loss.c: a port's counters now (any thread) */
+void pd_port_loss_read(uint16_t port, struct pd_port_loss *l);
+
 /* replay.c: offline dedup of a capture read with libpcap, written in input order */
 int pd_replay_open(void);  /* the input and the output; 0 or -1 and a message */
 int pd_replay_start(void); /* after the workers are made, before they run */
@@ -148,6 +151,16 @@ struct pd_worker {
 	size_t replay_keycap;
 } __rte_cache_aligned;
 
+/* A port's own counters, and what it lost before pktdedup saw a packet (port_loss.c). */
+struct pd_port_loss {
+	uint64_t ipackets, opackets, oerrors;
+	uint64_t imissed;      /* RX ring full */
+	uint64_t rx_nombuf;    /* no mbuf to receive into */
+	uint64_t ierrors;
+	uint64_t kernel_drops; /* net_af_packet: the kernel's socket ring was full */
+	uint64_t lost;         /* imissed + rx_nombuf + ierrors + kernel_drops */
+};
+
 struct pd_app {
 	struct pd_app_config cfg;
 	struct pd_plan plan;        /* the filter's resolved parameters and predictions */
@@ -170,7 +183,7 @@ struct pd_app {
 	 * lost before pktdedup saw them (no mbuf, full RX ring, errors) */
 	unsigned nports;
 	uint16_t port_id[PD_APP_MAX_PORTS];
-	struct rte_eth_stats port_stats[PD_APP_MAX_PORTS];
+	struct pd_port_loss port_loss[PD_APP_MAX_PORTS];
 };
 
 extern struct pd_app pd_app;
@@ -217,6 +230,9 @@ void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, u
 		   unsigned n);
 void pd_counters_sum(struct pd_counters *total);
 void pd_delay_buckets_init(void); /* before the workers start */
+
+/* port_loss.c: a port's counters now (any thread) */
+void pd_port_loss_read(uint16_t port, struct pd_port_loss *l);
 
 /* replay.c: offline dedup of a capture read with libpcap, written in input order */
 int pd_replay_open(void);  /* the input and the output; 0 or -1 and a message */
