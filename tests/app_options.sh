@@ -78,6 +78,15 @@ bad "no EAL options" "${p[@]}" -- --filter sbf
 bad "give EAL options" --filter sbf
 # the planner's checks, before anything starts
 bad "filter sbf" "${p[@]}" --filter sbf --max 1000
+# integers are digits: no hex, exponent, fraction, sign, space or leading zero
+for v in 0x10 1e1 16.0 +16 " 16" -0 010 ""; do
+	bad "--k $v: expected a non-negative integer" "${p[@]}" --filter sbf --k "$v"
+done
+bad "--seed 18446744073709551616: too large" "${p[@]}" --seed 18446744073709551616
+# --ignore: no empty item, none alone
+bad "--ignore ttl,: expected a list" "${p[@]}" --ignore ttl,
+bad "--ignore none,ttl: none leaves nothing out" "${p[@]}" --ignore none,ttl
+bad "--ignore ,ttl: expected a list" "${p[@]}" --ignore ,ttl
 echo "ok: $checked bad option sets: status 2, each message names its option"
 
 # --help: every option listed
@@ -131,3 +140,65 @@ unwritable "--snapshot $tmp: is a directory" --snapshot "$tmp"
 unwritable "--stats-json $tmp/no/s.json: cannot write in $tmp/no" --stats-json "$tmp/no/s.json"
 unwritable "--stats-json $tmp: is a directory" --stats-json "$tmp"
 echo "ok: a --snapshot or --stats-json that cannot be written stops the run at start (status 1)"
+
+# the seed keeps all 64 bits: a snapshot made with 2^53 is refused with 2^53 + 1
+"$bin" "${p[@]}" --seed 9007199254740992 --snapshot "$tmp/seed.snap" >/dev/null 2>&1
+rc=0
+"$bin" "${p[@]}" --seed 9007199254740993 --snapshot "$tmp/seed.snap" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "another hash seed" "$tmp/err" ||
+	{ cat "$tmp/err" >&2; echo "FAIL: --seed 2^53 + 1 read as 2^53 ($rc)" >&2; exit 1; }
+"$bin" "${p[@]}" --seed 18446744073709551615 >/dev/null 2>&1 ||
+	{ echo "FAIL: --seed 2^64 - 1 refused" >&2; exit 1; }
+echo "ok: --seed keeps 64 bits (2^53 + 1 is not 2^53; 2^64 - 1 accepted)"
+
+# a snapshot made with other options names the option changed, not what followed from it
+"$bin" "${p[@]}" --window 10ms --snapshot "$tmp/w.snap" >/dev/null 2>&1
+for change in "--window 20ms|made with --window (ns) 10000000, this run has --window (ns) 20000000" \
+	"--window 10ms --fpr 1e-3|made with --fpr 1e-06, this run has --fpr 0.001" \
+	"--window 10ms --memory 32M|made with --memory 67108864, this run has --memory 33554432"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$bin" "${p[@]}" ${change%%|*} --snapshot "$tmp/w.snap" >/dev/null 2>"$tmp/err" || rc=$?
+	[ "$rc" -eq 1 ] && grep -qF -- "${change#*|}" "$tmp/err" ||
+		{ cat "$tmp/err" >&2; echo "FAIL: snapshot refused for ${change%%|*}" >&2; exit 1; }
+done
+echo "ok: a snapshot refused for --window, --fpr or --memory names that option"
+
+# names with = and ',', standard input, and 17 workers: a replay like any other
+cp "$in" "$tmp/a=b,c.pcap"
+"$bin" --pcap-in "$tmp/a=b,c.pcap" --pcap-out "$tmp/o1.pcap" >/dev/null 2>&1 ||
+	{ echo "FAIL: --pcap-in 'a=b,c.pcap'" >&2; exit 1; }
+"$bin" --pcap-in - --pcap-out "$tmp/o2.pcap" <"$in" >/dev/null 2>&1 ||
+	{ echo "FAIL: --pcap-in -" >&2; exit 1; }
+"$bin" --pcap-in "$in" --pcap-out "$tmp/o3.pcap" --workers 17 --filter exact >/dev/null 2>&1 ||
+	{ echo "FAIL: --workers 17" >&2; exit 1; }
+"$bin" --pcap-in "$in" --pcap-out "$tmp/o4.pcap" --filter exact >/dev/null 2>&1
+cmp -s "$tmp/o1.pcap" "$tmp/o2.pcap" && cmp -s "$tmp/o3.pcap" "$tmp/o4.pcap" ||
+	{ echo "FAIL: another output for a=b,c / stdin / 17 workers" >&2; exit 1; }
+"$bin" --pcap-in "$in" --pcap-out - --stats-json "$tmp/j.json" >"$tmp/stdout.pcap" 2>"$tmp/err"
+cmp -s "$tmp/o1.pcap" "$tmp/stdout.pcap" && grep -q "packets in" "$tmp/err" ||
+	{ echo "FAIL: --pcap-out -: the summary mixed into the capture" >&2; exit 1; }
+echo "ok: 'a=b,c.pcap', --pcap-in -, --workers 17 and --pcap-out - replay like any other"
+
+# EAL's failures say what to do: a second instance on one file prefix, and no root
+if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null; then
+	eal=(--no-huge -m 128 --no-pci --file-prefix "pdopt$$" --vdev net_null0)
+	"$bin" -l 0 "${eal[@]}" -- --ports 0 --memory 1M >/dev/null 2>&1 &
+	first=$!
+	sleep 2
+	rc=0
+	"$bin" -l 0 "${eal[@]}" -- --ports 0 --memory 1M >/dev/null 2>"$tmp/err" || rc=$?
+	kill -INT "$first"
+	wait "$first" || true
+	[ "$rc" -eq 1 ] && grep -q "give each instance its own with the EAL option --file-prefix" \
+		"$tmp/err" || { cat "$tmp/err" >&2; echo "FAIL: second instance ($rc)" >&2; exit 1; }
+	echo "ok: EAL failure: a second instance is told --file-prefix"
+	if (cd / && runuser -u nobody -- test -x "$bin"); then # a clone nobody can reach: skip
+		rc=0
+		(cd / && runuser -u nobody -- "$bin" -l 0 --no-pci --vdev net_null0 -- --ports 0) \
+			>/dev/null 2>"$tmp/err" || rc=$?
+		[ "$rc" -eq 1 ] && grep -q "inline runs need root" "$tmp/err" ||
+			{ cat "$tmp/err" >&2; echo "FAIL: not root ($rc)" >&2; exit 1; }
+		echo "ok: EAL failure: non-root is told what to do"
+	fi
+fi

@@ -91,9 +91,9 @@ cp "$tmp/s.orig" "$tmp/bad.snap"
 refused "other seed" "another hash seed" --seed 12345
 run --pcap-in "$tmp/a.pcap" --filter qqhtd --memory 1M --snapshot "$tmp/bad.snap" \
 	--snapshot-policy fresh >/dev/null 2>&1 # overwrite it with a qqhtd 1 MiB snapshot
-refused "other filter size" "made with qqhtd memory (bytes) = 1048576, this filter has 2097152" \
+refused "other filter size" "made with --memory 1048576, this run has --memory 2097152" \
 	--filter qqhtd --memory 2M
-refused "other filter" "made with filter qqhtd, this filter is exact"
+refused "other filter" "made with --filter qqhtd, this run has --filter exact"
 
 # 3. periodic snapshots while running: net_pcap looping the file for 3 s
 rc=0

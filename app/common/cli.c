@@ -48,14 +48,23 @@ int cli_size(const char *opt, const char *s, uint64_t *out)
 
 int cli_count(const char *opt, const char *s, uint64_t *out)
 {
-	char *end;
-	double d;
+	static const char why[] = "expected a non-negative integer in decimal digits";
+	uint64_t v = 0;
 
-	errno = 0;
-	d = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !(d >= 0) || d != floor(d) || d > 1e18)
-		return cli_bad(opt, s, "expected a non-negative integer");
-	*out = (uint64_t)d;
+	/* digits only: 0x10, 1e1, 16.0, +16, " 16", -0 and 010 are refused, and every one of
+	 * the 64 bits counts (a double would round 9007199254740993) */
+	if (*s == '\0' || (s[0] == '0' && s[1] != '\0'))
+		return cli_bad(opt, s, why);
+	for (const char *p = s; *p != '\0'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (*p < '0' || *p > '9')
+			return cli_bad(opt, s, why);
+		if (v > (UINT64_MAX - d) / 10)
+			return cli_bad(opt, s, "too large");
+		v = v * 10 + d;
+	}
+	*out = v;
 	return 0;
 }
 
@@ -223,23 +232,27 @@ static int cli_ignore(const char *opt, const char *s, uint32_t *out)
 {
 	const char *p = s;
 	uint32_t v = 0;
+	unsigned items = 0, none = 0;
 
-	while (*p != '\0') {
+	for (;;) {
 		size_t n = strcspn(p, ","), i;
 
 		for (i = 0; i < sizeof(ignore_fields) / sizeof(ignore_fields[0]); i++)
 			if (strlen(ignore_fields[i].name) == n &&
 			    strncmp(p, ignore_fields[i].name, n) == 0)
 				break;
-		if (i == sizeof(ignore_fields) / sizeof(ignore_fields[0]))
-			return cli_bad(opt, s, IGNORE_EXPECTED);
+		if (n == 0 || i == sizeof(ignore_fields) / sizeof(ignore_fields[0]))
+			return cli_bad(opt, s, IGNORE_EXPECTED); /* also an empty item: "ttl," */
 		v |= ignore_fields[i].flag;
+		none |= ignore_fields[i].flag == 0;
+		items++;
 		p += n;
-		if (*p == ',')
-			p++;
+		if (*p == '\0')
+			break;
+		p++; /* the comma */
 	}
-	if (p == s)
-		return cli_bad(opt, s, IGNORE_EXPECTED);
+	if (none && items > 1)
+		return cli_bad(opt, s, "none leaves nothing out: give it alone");
 	*out = v;
 	return 0;
 }

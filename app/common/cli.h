@@ -18,7 +18,7 @@ extern const char *cli_prog;
 int cli_bad(const char *opt, const char *val, const char *why);
 /** Bytes with an optional K/M/G suffix (powers of 1024; "8M", "8MB", "8MiB"). */
 int cli_size(const char *opt, const char *s, uint64_t *out);
-/** A non-negative integer, also written as 1e7. */
+/** A non-negative integer in decimal digits (all 64 bits; no sign, spaces, 0x, 1e7). */
 int cli_count(const char *opt, const char *s, uint64_t *out);
 /** cli_count limited to 32 bits. */
 int cli_u32(const char *opt, const char *s, uint32_t *out);

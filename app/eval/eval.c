@@ -76,7 +76,7 @@ static void usage(FILE *out)
 		"\n"
 		"Stream:\n"
 		"  --stream KIND      uniform or zipf (default: uniform)\n"
-		"  --n N              keys in the stream (default: 10000000; 1e7 accepted)\n"
+		"  --n N              keys in the stream (default: 10000000)\n"
 		"  --distinct D       uniform: fraction of distinct keys, 0 < D <= 1 (default 0.15)\n"
 		"  --alpha A          zipf exponent (default: 1.0)\n"
 		"  --universe U       zipf ranks (default: 1000000)\n"

@@ -756,6 +756,27 @@ static int replay_setup(void)
 	return pd_replay_start() != 0 ? 1 : 0;
 }
 
+/* EAL would not start: what it said, and what to do about the usual causes. */
+static void eal_failed(void)
+{
+	int e = rte_errno;
+
+	if (e == EACCES || e == EPERM)
+		fprintf(stderr, "pktdedup: EAL: %s: inline runs need root (hugepages,"
+			" /var/run/dpdk, devices); without root, give EAL --no-huge --no-shconf"
+			" with virtual devices (--vdev), or deduplicate a capture with --pcap-in"
+			" (no root needed)\n", rte_strerror(e));
+	else if (e == 0 || e == EALREADY || e == EBUSY || e == EEXIST)
+		/* "Cannot init config": the file prefix's lock is held */
+		fprintf(stderr, "pktdedup: EAL could not start (%s): most often another DPDK"
+			" process uses the same file prefix; give each instance its own with the"
+			" EAL option --file-prefix NAME (docs/app.md)\n",
+			e == 0 ? "no reason given" : rte_strerror(e));
+	else
+		fprintf(stderr, "pktdedup: EAL: %s (see the EAL lines above; docs/app.md)\n",
+			rte_strerror(e));
+}
+
 /* Split argv at "--" and parse pktdedup's options: 0, or the exit status (2). */
 static int parse_args(int argc, char **argv, int *sep)
 {
@@ -1006,7 +1027,7 @@ int main(int argc, char **argv)
 					  eal_argv) :
 			     rte_eal_init(sep, argv);
 	if (rc < 0) {
-		fprintf(stderr, "pktdedup: EAL: %s\n", rte_strerror(rte_errno));
+		eal_failed();
 		return 1;
 	}
 	stop_signals(0);

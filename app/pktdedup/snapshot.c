@@ -114,6 +114,51 @@ int pd_snap_lock(void)
 	return 0;
 }
 
+/*
+ * The first option the snapshot was made with another value of, or 0: the options a
+ * user gives (the filter, its memory, the loss budget, the window), then the parameters
+ * the planner derives from them when the user gave them too, so that the message names
+ * what was changed (--fpr), not what followed from it (b, f).
+ */
+static int option_differs(const struct pd_filter_params *was, char *why, size_t len)
+{
+	const struct pd_filter_params *now = &pd_app.plan.params;
+	const struct pd_filter_params *given = &pd_app.cfg.filter;
+	const struct {
+		const char *opt;
+		double was, now;
+		int derived; /* compared only when the user gave it */
+		uint64_t given;
+	} o[] = {
+		{"--memory", (double)was->memory_bytes, (double)now->memory_bytes, 0, 0},
+		{"--fpr", was->target_fpr, now->target_fpr, 0, 0},
+		{"--window (ns)", (double)was->window, (double)now->window, 0, 0},
+		{"--window-mode (0 seen, 1 delivered)", was->window_mode, now->window_mode, 0, 0},
+		{"--expected-n", (double)was->expected_n, (double)now->expected_n, 0, 0},
+		{"--k", was->k, now->k, 1, given->k},
+		{"--max", was->sbf_max, now->sbf_max, 1, given->sbf_max},
+		{"--p", was->sbf_p, now->sbf_p, 1, given->sbf_p},
+		{"--pstar", was->rsbf_pstar, now->rsbf_pstar, 1, given->rsbf_pstar != 0},
+		{"--b", was->qht_b, now->qht_b, 1, given->qht_b},
+		{"--f", was->qht_f, now->qht_f, 1, given->qht_f},
+		{"--q", was->fpbuf_q, now->fpbuf_q, 1, given->fpbuf_q != 0},
+		{"--equal-timers", was->equal_timers, now->equal_timers, 1, given->equal_timers},
+	};
+
+	if (was->type != now->type) {
+		snprintf(why, len, "made with --filter %s, this run has --filter %s",
+			 pd_filter_type_name(was->type), pd_filter_type_name(now->type));
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(o) / sizeof(o[0]); i++)
+		if (o[i].was != o[i].now && (!o[i].derived || o[i].given)) {
+			snprintf(why, len, "made with %s %.10g, this run has %s %.10g", o[i].opt,
+				 o[i].was, o[i].opt, o[i].now);
+			return 1;
+		}
+	return 0;
+}
+
 int pd_snap_prepare(void)
 {
 	struct pd_app_config *c = &pd_app.cfg;
@@ -144,8 +189,12 @@ int pd_snap_prepare(void)
 			 pd_snapshot_tag(loaded), tag);
 		return refuse(why);
 	}
-	if (!c->seed_given && pd_snapshot_params(loaded, 0, &p, &err) == 0)
-		c->filter.seed = p.seed; /* the hash secret carries over */
+	if (pd_snapshot_params(loaded, 0, &p, &err) == 0) {
+		if (option_differs(&p, why, sizeof(why)))
+			return refuse(why);
+		if (!c->seed_given)
+			c->filter.seed = p.seed; /* the hash secret carries over */
+	}
 	return 0;
 }
 
