@@ -97,8 +97,8 @@ static inline void burst_times(unsigned n, uint64_t *t)
 }
 
 /* One filter call: with times when the filter needs them, delays into the histogram. */
-void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts,
-			      uint8_t *v, unsigned n)
+void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, uint8_t *v,
+		   unsigned n)
 {
 	if (pd_app.want_delay) {
 		uint64_t d[PD_APP_BURST];
