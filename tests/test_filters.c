@@ -240,6 +240,7 @@ static void test_unused_params(void **state)
 		[PD_FILTER_FPBUFFERING] = {[Q] = 1},
 		[PD_FILTER_TIMERBF] = {[K] = 1, [EXPN] = 1},
 		[PD_FILTER_EXACT] = {0},
+		[PD_FILTER_QHTLRU] = {[B] = 1, [F] = 1},
 	};
 
 	(void)state;

@@ -177,6 +177,17 @@ const char *cli_param_option(const char *msg)
 	return "--filter";
 }
 
+const char *cli_filter_names(void)
+{
+	static char names[256];
+
+	if (names[0] == '\0')
+		for (unsigned i = 0; i < PD_FILTER_COUNT; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 i ? " " : "", pd_filter_type_name((enum pd_filter_type)i));
+	return names;
+}
+
 /* The parameters that matter for p's filter, as one short line. */
 void cli_params_describe(const struct pd_filter_params *p, char *buf, size_t len)
 {
@@ -196,6 +207,7 @@ void cli_params_describe(const struct pd_filter_params *p, char *buf, size_t len
 	case PD_FILTER_QHT:
 	case PD_FILTER_QHTD:
 	case PD_FILTER_QQHTD:
+	case PD_FILTER_QHTLRU:
 		snprintf(buf, len, "b=%u f=%u", p->qht_b, p->qht_f);
 		break;
 	case PD_FILTER_FPBUFFERING:

@@ -32,6 +32,9 @@ int cli_choice(const char *opt, const char *s, const char *const *names, int *ou
 /* Seconds: a plain number (seconds) or a duration with a unit (500ms, 2s), lo..hi s. */
 int cli_seconds(const char *opt, const char *s, double lo, double hi, double *out);
 
+/* Every filter's name, space-separated, from the library's table ("sbf rsbf ..."). */
+const char *cli_filter_names(void);
+
 /* A filter's resolved parameters as one short line ("b=2 f=21", "Max=1 K=9 P=33"). */
 void cli_params_describe(const struct pd_filter_params *p, char *buf, size_t len);
 

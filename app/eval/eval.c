@@ -54,8 +54,8 @@ static void usage(FILE *out)
 		"Run duplicate filters on a key stream and score them against the exact oracle.\n"
 		"\n"
 		"Filter:\n"
-		"  --filter NAME      sbf rsbf bsbf bsbfsd rlbsbf qht qhtd qqhtd bloom lru\n"
-		"                     fpbuffering timerbf exact, or all (default: all)\n"
+		"  --filter NAME      one of: %s,\n"
+		"                     or all (default: all)\n"
 		"  --memory SIZE      state budget per filter, bytes with K/M/G suffix (1024-based)\n"
 		"                     (default: 8M)\n"
 		"  --fpr TARGET       planner target false-positive rate (default: %g)\n"
@@ -88,7 +88,7 @@ static void usage(FILE *out)
 		"                     (one filter only)\n"
 		"  --json             JSON: one object, or an array with --filter all\n"
 		"  --help             this text\n",
-		PD_DEFAULT_TARGET_FPR);
+		cli_filter_names(), PD_DEFAULT_TARGET_FPR);
 }
 
 enum {
@@ -147,9 +147,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			} else if (pd_filter_type_parse(a, &o->type) == 0) {
 				o->all = 0;
 			} else {
-				return cli_bad("--filter", a,
-					   "unknown filter (sbf rsbf bsbf bsbfsd rlbsbf qht qhtd "
-					   "qqhtd bloom lru fpbuffering timerbf exact all)");
+				char why[300];
+
+				snprintf(why, sizeof(why), "unknown filter (%s all)",
+					 cli_filter_names());
+				return cli_bad("--filter", a, why);
 			}
 			break;
 		case O_WINDOW:

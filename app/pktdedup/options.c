@@ -33,8 +33,8 @@ void pd_app_usage(FILE *out)
 		"(no ports, no hugepages, no EAL options), then prints the summary.\n"
 		"\n"
 		"Filter (per worker):\n"
-		"  --filter NAME        sbf rsbf bsbf bsbfsd rlbsbf qht qhtd qqhtd bloom lru\n"
-		"                       fpbuffering timerbf exact (default qqhtd)\n"
+		"  --filter NAME        one of: %s\n"
+		"                       (default qqhtd; docs/filters.md says which for what)\n"
 		"  --memory SIZE        filter memory per worker, K/M/G (default 64M)\n"
 		"  --fpr P              loss budget: the planner's target false-positive rate,\n"
 		"                       the share of unique packets dropped as if copies\n"
@@ -53,7 +53,7 @@ void pd_app_usage(FILE *out)
 		"                       key repeating forever passes once per T)\n"
 		"\n"
 		"Key (docs/keys.md):\n",
-		DEFAULT_FPR);
+		cli_filter_names(), DEFAULT_FPR);
 	fputs(cli_key_help, out);
 	fprintf(out,
 		"\n"
@@ -233,9 +233,12 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 		r = 0;
 		switch (opt) {
 		case O_FILTER:
-			if (pd_filter_type_parse(a, &c->filter.type) != 0)
-				r = cli_bad("--filter", a, "unknown filter (sbf rsbf bsbf bsbfsd rlbsbf "
-					    "qht qhtd qqhtd bloom lru fpbuffering timerbf exact)");
+			if (pd_filter_type_parse(a, &c->filter.type) != 0) {
+				char why[300];
+
+				snprintf(why, sizeof(why), "unknown filter (%s)", cli_filter_names());
+				r = cli_bad("--filter", a, why);
+			}
 			break;
 		case O_ACTION:
 			r = cli_choice("--action", a, (const char *const[]){"drop", "mark", "count",

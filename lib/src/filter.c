@@ -34,6 +34,7 @@ static const char *const type_names[PD_FILTER_COUNT] = {
 	[PD_FILTER_FPBUFFERING] = "fpbuffering",
 	[PD_FILTER_TIMERBF] = "timerbf",
 	[PD_FILTER_EXACT] = "exact",
+	[PD_FILTER_QHTLRU] = "qhtlru",
 };
 
 const char *pd_filter_type_name(enum pd_filter_type type)
@@ -186,6 +187,9 @@ struct pd_filter *pd_filter_create(const struct pd_filter_params *params, struct
 		break;
 	case PD_FILTER_EXACT:
 		f = pd_exact_create(&p, err);
+		break;
+	case PD_FILTER_QHTLRU:
+		f = pd_qhtlru_create(&p, err);
 		break;
 	default:
 		pd_err(err, PD_EINVAL, "type: unknown filter type %d", (int)p.type);

@@ -96,6 +96,7 @@ struct pd_filter *pd_lru_create(const struct pd_filter_params *p, struct pd_erro
 struct pd_filter *pd_timerbf_create(const struct pd_filter_params *p, struct pd_error *err);
 struct pd_filter *pd_exact_create(const struct pd_filter_params *p, struct pd_error *err);
 struct pd_filter *pd_qqhtdw_create(const struct pd_filter_params *p, struct pd_error *err);
+struct pd_filter *pd_qhtlru_create(const struct pd_filter_params *p, struct pd_error *err);
 
 /* Windowed qqhtd: most buckets per row for fingerprint bits f (16 or 32; else 0). */
 unsigned pd_qqhtdw_max_b(unsigned f);

@@ -133,6 +133,48 @@ static int qqhtdw_plan(struct pd_filter_params *p, double target, struct pd_erro
 	return 0;
 }
 
+/*
+ * qhtlru (qhtlru.c): b lanes of f bits in a 64-byte row, b * f <= 512, b <= 64. Unset
+ * fields: the most lanes a row holds with 1-(1-1/(2^f-1))^b <= target (a row then
+ * remembers the most recent keys; ties: the smaller f); a given f takes the most lanes
+ * that meet the target, a given b the smallest f that does.
+ */
+static int qhtlru_plan(struct pd_filter_params *p, double target, struct pd_error *err)
+{
+	if (p->qht_f > 32)
+		return pd_err(err, PD_EINVAL, "qht_f: %u is out of range 1..32", p->qht_f);
+	if (p->qht_b > 64 || (p->qht_f != 0 && p->qht_b * p->qht_f > 512))
+		return pd_err(err, PD_EINVAL, "qht_b: %u lanes of %u bits do not fit in a "
+			      "64-byte row (b * f <= 512, b <= 64)", p->qht_b, p->qht_f);
+	if (p->qht_b == 0 && p->qht_f == 0) {
+		for (unsigned f = 1; f <= 32; f++) {
+			unsigned b = 512 / f < 64 ? 512 / f : 64;
+
+			while (b > 0 && qht_fpr(PD_FILTER_QQHTD, b, f) > target)
+				b--;
+			if (b > p->qht_b) {
+				p->qht_b = b;
+				p->qht_f = f;
+			}
+		}
+	} else if (p->qht_b == 0) {
+		p->qht_b = 512 / p->qht_f < 64 ? 512 / p->qht_f : 64;
+		while (p->qht_b > 1 && qht_fpr(PD_FILTER_QQHTD, p->qht_b, p->qht_f) > target)
+			p->qht_b--;
+	} else if (p->qht_f == 0) {
+		p->qht_f = qht_min_f(PD_FILTER_QQHTD, p->qht_b, target);
+		if (p->qht_f == 0 || p->qht_b * p->qht_f > 512)
+			p->qht_f = 512 / p->qht_b < 32 ? 512 / p->qht_b : 32;
+	}
+	if (p->qht_b == 0 || p->qht_f == 0)
+		return pd_err(err, PD_EINVAL, "qht_b, qht_f: no row of 64 bytes meets the target "
+			      "%g", target);
+	if (p->memory_bytes < 64)
+		return pd_err(err, PD_EINVAL, "memory_bytes: %llu holds no row of 64 bytes",
+			      (unsigned long long)p->memory_bytes);
+	return 0;
+}
+
 /* Most buckets per bit of footprint meeting the target; ties: fewer buckets (004 §4.5). */
 static void qht_choose(enum pd_filter_type type, double target, unsigned *bp, unsigned *fp)
 {
@@ -205,7 +247,8 @@ static unsigned params_of(enum pd_filter_type t)
 	case PD_FILTER_BSBFSD:
 	case PD_FILTER_RLBSBF: return P_K;
 	case PD_FILTER_QHT:
-	case PD_FILTER_QHTD: return P_B | P_F;
+	case PD_FILTER_QHTD:
+	case PD_FILTER_QHTLRU: return P_B | P_F;
 	case PD_FILTER_QQHTD: return P_B | P_F | P_WINDOW;
 	case PD_FILTER_BLOOM: return P_K | P_EXPN;
 	case PD_FILTER_TIMERBF: return P_K | P_EXPN | P_WINDOW | P_EQT;
@@ -458,6 +501,13 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 	case PD_FILTER_EXACT:
 		out->predicted_fpr = 0.0;
 		out->basis = "exact";
+		break;
+	case PD_FILTER_QHTLRU:
+		if (qhtlru_plan(&p, target, err) != 0)
+			return -1;
+		out->predicted_fpr = qht_fpr(PD_FILTER_QQHTD, p.qht_b, p.qht_f);
+		out->basis = "every lane live: 1-(1-1/(2^f-1))^b";
+		out->remembers = p.memory_bytes / 64 * p.qht_b;
 		break;
 	default:
 		return pd_err(err, PD_EINVAL, "type: unknown filter type %d", (int)p.type);

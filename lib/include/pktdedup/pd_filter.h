@@ -92,6 +92,7 @@ enum pd_filter_type {
 	PD_FILTER_FPBUFFERING,
 	PD_FILTER_TIMERBF,
 	PD_FILTER_EXACT,
+	PD_FILTER_QHTLRU, /* after exact: snapshots name filters by this number */
 	PD_FILTER_COUNT
 };
 
@@ -144,7 +145,7 @@ struct pd_filter_params {
 	uint32_t sbf_p;
 	/** rsbf: threshold p* on the insert probability s/i (paper default 0.03). */
 	double rsbf_pstar;
-	/** qht/qhtd/qqhtd: buckets per row b (1..64) and fingerprint bits f (1..32), b*f <= 512;
+	/** qht/qhtd/qqhtd/qhtlru: buckets per row b (1..64) and fingerprint bits f (1..32), b*f <= 512;
 	 * windowed qqhtd: f = 16 with b <= 14, or f = 32 with b <= 7. */
 	uint32_t qht_b;
 	uint32_t qht_f;

@@ -18,6 +18,7 @@
  * | lru               | B = M / 64 bits                                                   | 0                                   |
  * | fpbuffering       | q = target                                                        | q                                   |
  * | exact             | -                                                                 | 0                                   |
+ * | qhtlru            | b, f: most lanes of a 64-byte line (b * f <= 512) meeting target  | 1-(1-1/(2^f-1))^b (every lane live) |
  *
  * The bit-array filters' saturated loads come from balancing the expected sets and
  * resets per inserted key (see docs/filters.md); they hold for an unbounded stream of

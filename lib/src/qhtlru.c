@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qhtlru: a quotient hash table whose rows are 64-byte cache lines kept in LRU order
+ * (this project's variant of the quotient hash tables of Geraud et al., "Quotient hash
+ * tables: efficiently detecting duplicates in streaming data"; docs/filters.md).
+ *
+ * A key maps to row q = range(h, n) and fingerprint fp = 1 + range(h2, 2^f - 1), as in
+ * qht. A row holds b fingerprints of f bits packed end to end (b * f <= 512), lane 0 the
+ * least recently seen, lane b - 1 the most; 0 is an empty lane. For every key:
+ *
+ *   fp in lane j:  DUPLICATE; lanes j+1 .. b-1 move down one, fp goes to lane b-1
+ *                  (it becomes the newest: no second copy, unlike qqhtd);
+ *   fp absent:     DISTINCT; lane 0 (the oldest) is dropped, every lane moves down one,
+ *                  fp goes to lane b-1.
+ *
+ * Both are "remove lane j, append fp" (j = 0 on a miss), so empty lanes stay at the
+ * bottom of the row and a fingerprint is in a row at most once. One cache line per key.
+ * A distinct key matches a full row with probability 1 - (1 - 1/(2^f - 1))^b ~ b/2^f.
+ *
+ * Lane i holds bits [i*f, i*f + f) of the row read as a 512-bit little-endian number
+ * (bit k is bit k % 64 of word k / 64). The lookup compares fp against every lane at
+ * once: AVX-512 (8 lanes per permute, shift, compare), AVX2 (4 lanes), or the portable
+ * scalar loop; the variant is chosen once at create by the CPU, and every variant gives
+ * the same lane (tests/test_qhtlru.c runs each the CPU has on the same rows).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && !defined(PD_NO_SIMD)
+#include <immintrin.h>
+#define QL_X86 1
+#endif
+
+#include "filter_private.h"
+#include "qhtlru_private.h"
+
+#define QL_ROW 64
+#define QL_WORDS 8
+#define QL_GROUPS8 8  /* groups of 8 lanes: b <= 64 */
+#define QL_GROUPS4 16 /* groups of 4 lanes */
+
+struct qhtlru {
+	struct pd_filter base;
+	uint64_t *rows;  /* n rows of 8 words */
+	uint64_t n;
+	uint64_t fpmax;  /* 2^f - 1 */
+	unsigned b, f;
+	enum pd_qhtlru_variant variant;
+	int (*find)(const struct qhtlru *q, const uint64_t *row, uint64_t fp);
+	/* one key: find, then move (remove the lane found, or the oldest; append fp) */
+	int (*step)(const struct qhtlru *q, uint64_t *row, uint64_t fp);
+	/* AVX-512: for lane 8g + t, the row's dwords d, d + 1 (d = lane bit / 32) into
+	 * qword t of group g, then a right shift by lane bit % 32 */
+	uint32_t idx8[QL_GROUPS8][16] PD_ALIGNED;
+	uint64_t sh8[QL_GROUPS8][8] PD_ALIGNED;
+	/* AVX2: the same for 4 lanes a group, from the row's low or high 32 bytes */
+	uint32_t idx4[QL_GROUPS4][8] PD_ALIGNED;
+	uint32_t hi4[QL_GROUPS4][8] PD_ALIGNED; /* all ones: that dword comes from the high half */
+	uint64_t sh4[QL_GROUPS4][4] PD_ALIGNED;
+	uint64_t valid; /* bit i: lane i exists (b lanes) */
+	/* the update's masks for removing lane j: the lanes below it (kept in place) and
+	 * lanes j .. b-2 (filled from the row shifted down one lane); 8 KiB, in L1 */
+	uint64_t keep[64][QL_WORDS] PD_ALIGNED;
+	uint64_t mid[64][QL_WORDS] PD_ALIGNED;
+	/* AVX-512 step: fp's bits go to word (b-1)*f / 64 by a left shift, and into the
+	 * next word by a right shift when lane b-1 straddles; 64: no bits in that word */
+	uint64_t topl[QL_WORDS] PD_ALIGNED;
+	uint64_t topr[QL_WORDS] PD_ALIGNED;
+};
+
+static inline void ql_move(const struct qhtlru *q, uint64_t *row, unsigned j, uint64_t fp);
+
+/* ---- the lookup: lane of fp, or -1 ------------------------------------------------- */
+
+/* Lane i of a row (scalar). */
+static inline uint64_t ql_lane(const struct qhtlru *q, const uint64_t *row, unsigned i)
+{
+	unsigned bit = i * q->f, w = bit >> 6, s = bit & 63;
+	uint64_t v = row[w] >> s;
+
+	if (s != 0 && s + q->f > 64)
+		v |= row[w + 1] << (64 - s);
+	return v & q->fpmax;
+}
+
+static int ql_find_scalar(const struct qhtlru *q, const uint64_t *row, uint64_t fp)
+{
+	for (unsigned i = 0; i < q->b; i++)
+		if (ql_lane(q, row, i) == fp)
+			return (int)i;
+	return -1;
+}
+
+static int ql_step_scalar(const struct qhtlru *q, uint64_t *row, uint64_t fp)
+{
+	int j = ql_find_scalar(q, row, fp);
+
+	ql_move(q, row, j >= 0 ? (unsigned)j : 0, fp);
+	return j >= 0;
+}
+
+#ifdef QL_X86
+/* Bit i set: lane i of row r equals fp (8 lanes a permute, shift, compare). */
+__attribute__((target("avx512f"))) static inline uint64_t ql_hits_avx512(const struct qhtlru *q,
+									 __m512i r, __m512i fpv)
+{
+	const __m512i mask = _mm512_set1_epi64((long long)q->fpmax);
+	const unsigned groups = (q->b + 7) / 8;
+	uint64_t hits = 0;
+
+	for (unsigned g = 0; g < groups; g++) {
+		__m512i v = _mm512_permutexvar_epi32(_mm512_load_si512((const void *)q->idx8[g]), r);
+
+		v = _mm512_srlv_epi64(v, _mm512_load_si512((const void *)q->sh8[g]));
+		v = _mm512_and_si512(v, mask);
+		hits |= (uint64_t)_mm512_cmpeq_epi64_mask(v, fpv) << (8 * g);
+	}
+	return hits & q->valid;
+}
+
+__attribute__((target("avx512f"))) static int ql_find_avx512(const struct qhtlru *q,
+							     const uint64_t *row, uint64_t fp)
+{
+	uint64_t hits = ql_hits_avx512(q, _mm512_loadu_si512((const void *)row),
+				       _mm512_set1_epi64((long long)fp));
+
+	return hits != 0 ? __builtin_ctzll(hits) : -1;
+}
+
+__attribute__((target("avx2"))) static int ql_find_avx2(const struct qhtlru *q,
+							const uint64_t *row, uint64_t fp)
+{
+	const __m256i lo = _mm256_loadu_si256((const __m256i *)row);
+	const __m256i hi = _mm256_loadu_si256((const __m256i *)(row + 4));
+	const __m256i want = _mm256_set1_epi64x((long long)fp);
+	const __m256i mask = _mm256_set1_epi64x((long long)q->fpmax);
+	const unsigned groups = (q->b + 3) / 4;
+	uint64_t hits = 0;
+
+	for (unsigned g = 0; g < groups; g++) {
+		const __m256i idx = _mm256_load_si256((const __m256i *)q->idx4[g]);
+		__m256i v = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(lo, idx),
+					       _mm256_permutevar8x32_epi32(hi, idx),
+					       _mm256_load_si256((const __m256i *)q->hi4[g]));
+
+		v = _mm256_srlv_epi64(v, _mm256_load_si256((const __m256i *)q->sh4[g]));
+		v = _mm256_and_si256(v, mask);
+		hits |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(
+				_mm256_cmpeq_epi64(v, want))) << (4 * g);
+	}
+	hits &= q->valid;
+	return hits != 0 ? __builtin_ctzll(hits) : -1;
+}
+#endif
+
+/* Bits [a, c) of word w of a 512-bit mask. */
+static inline uint64_t ql_mask(unsigned a, unsigned c, unsigned w)
+{
+	unsigned lo = a > 64 * w ? a - 64 * w : 0, hi = c > 64 * w ? c - 64 * w : 0;
+
+	if (lo >= 64 || hi <= lo)
+		return 0;
+	return (hi >= 64 ? ~0ULL : (1ULL << hi) - 1) & ~((1ULL << lo) - 1);
+}
+
+#ifdef QL_X86
+__attribute__((target("avx2"))) static int ql_step_avx2(const struct qhtlru *q, uint64_t *row,
+							uint64_t fp)
+{
+	int j = ql_find_avx2(q, row, fp);
+
+	ql_move(q, row, j >= 0 ? (unsigned)j : 0, fp);
+	return j >= 0;
+}
+
+/*
+ * The whole step in one register: the lookup as ql_find_avx512, then the move as
+ * ql_move (the row shifted down one lane is the row shifted right by f bits, each word
+ * taking the next one's low bits), one 64-byte store. Measured in docs/filters.md.
+ */
+__attribute__((target("avx512f"))) static int ql_step_avx512(const struct qhtlru *q,
+							     uint64_t *row, uint64_t fp)
+{
+	const __m512i r = _mm512_loadu_si512((const void *)row);
+	const __m512i fpv = _mm512_set1_epi64((long long)fp);
+	const uint64_t hits = ql_hits_avx512(q, r, fpv);
+	unsigned j;
+	__m512i next, down, out;
+
+	j = hits != 0 ? (unsigned)__builtin_ctzll(hits) : 0;
+	next = _mm512_alignr_epi64(_mm512_setzero_si512(), r, 1); /* word w: r[w + 1] */
+	down = _mm512_or_si512(_mm512_srl_epi64(r, _mm_cvtsi32_si128((int)q->f)),
+			       _mm512_sll_epi64(next, _mm_cvtsi32_si128(64 - (int)q->f)));
+	out = _mm512_or_si512(_mm512_and_si512(r, _mm512_load_si512((const void *)q->keep[j])),
+			      _mm512_and_si512(down, _mm512_load_si512((const void *)q->mid[j])));
+	out = _mm512_or_si512(out, _mm512_or_si512(
+		_mm512_sllv_epi64(fpv, _mm512_load_si512((const void *)q->topl)),
+		_mm512_srlv_epi64(fpv, _mm512_load_si512((const void *)q->topr))));
+	_mm512_storeu_si512((void *)row, out);
+	return hits != 0;
+}
+#endif
+
+/* The permute and shift tables of the SIMD lookups, and the update's masks, for (b, f). */
+static void ql_tables(struct qhtlru *q)
+{
+	for (unsigned i = 0; i < 64; i++) {
+		unsigned bit = i < q->b ? i * q->f : 0;
+		unsigned d = bit >> 5, d1 = d + 1 < 16 ? d + 1 : 15; /* d = 15: the lane ends
+								      * within it */
+
+		q->idx8[i / 8][2 * (i % 8)] = d;
+		q->idx8[i / 8][2 * (i % 8) + 1] = d1;
+		q->sh8[i / 8][i % 8] = bit & 31;
+		q->idx4[i / 4][2 * (i % 4)] = d & 7;
+		q->idx4[i / 4][2 * (i % 4) + 1] = d1 & 7;
+		q->hi4[i / 4][2 * (i % 4)] = d >= 8 ? ~0u : 0;
+		q->hi4[i / 4][2 * (i % 4) + 1] = d1 >= 8 ? ~0u : 0;
+		q->sh4[i / 4][i % 4] = bit & 31;
+	}
+	q->valid = q->b == 64 ? ~0ULL : (1ULL << q->b) - 1;
+	for (unsigned w = 0; w < QL_WORDS; w++) {
+		const unsigned top = (q->b - 1) * q->f, tw = top >> 6, ts = top & 63;
+
+		q->topl[w] = w == tw ? ts : 64;
+		q->topr[w] = w == tw + 1 && ts + q->f > 64 ? 64 - ts : 64;
+	}
+	for (unsigned j = 0; j < q->b; j++)
+		for (unsigned w = 0; w < QL_WORDS; w++) {
+			q->keep[j][w] = ql_mask(0, j * q->f, w);
+			q->mid[j][w] = ql_mask(j * q->f, (q->b - 1) * q->f, w);
+		}
+}
+
+int pd_qhtlru_variant_supported(enum pd_qhtlru_variant v)
+{
+	switch (v) {
+	case PD_QHTLRU_SCALAR:
+		return 1;
+#ifdef QL_X86
+	case PD_QHTLRU_AVX2:
+		return __builtin_cpu_supports("avx2");
+	case PD_QHTLRU_AVX512:
+		return __builtin_cpu_supports("avx512f");
+#endif
+	default:
+		return 0;
+	}
+}
+
+int pd_qhtlru_set_variant(struct pd_filter *f, enum pd_qhtlru_variant v)
+{
+	struct qhtlru *q = (struct qhtlru *)f;
+
+	if (!pd_qhtlru_variant_supported(v))
+		return -1;
+	q->variant = v;
+	switch (v) {
+#ifdef QL_X86
+	case PD_QHTLRU_AVX512:
+		q->find = ql_find_avx512;
+		q->step = ql_step_avx512;
+		break;
+	case PD_QHTLRU_AVX2:
+		q->find = ql_find_avx2;
+		q->step = ql_step_avx2;
+		break;
+#endif
+	default:
+		q->find = ql_find_scalar;
+		q->step = ql_step_scalar;
+		break;
+	}
+	return 0;
+}
+
+enum pd_qhtlru_variant pd_qhtlru_variant(const struct pd_filter *f)
+{
+	return ((const struct qhtlru *)f)->variant;
+}
+
+int pd_qhtlru_find(const struct pd_filter *f, const uint64_t *row, uint64_t fp)
+{
+	const struct qhtlru *q = (const struct qhtlru *)f;
+
+	return q->find(q, row, fp);
+}
+
+/* ---- the update: remove lane j, append fp -------------------------------------------- */
+
+/*
+ * Lanes below j stay; lanes j+1 .. b-1 move down one lane (the row shifted right by f
+ * bits, kept in [j*f, (b-1)*f)); fp goes to lane b-1. The masks come from tables made
+ * at create: no branch, no mask arithmetic per key (computing them per word per key
+ * made this step 3.6 times the lookup's cost).
+ */
+static inline void ql_move(const struct qhtlru *q, uint64_t *row, unsigned j, uint64_t fp)
+{
+	const unsigned f = q->f, top = (q->b - 1) * f;
+	const uint64_t *keep = q->keep[j], *mid = q->mid[j];
+	uint64_t out[QL_WORDS];
+
+	for (unsigned w = 0; w < QL_WORDS; w++) {
+		uint64_t down = (row[w] >> f) | (w + 1 < QL_WORDS ? row[w + 1] << (64 - f) : 0);
+
+		out[w] = (row[w] & keep[w]) | (down & mid[w]);
+	}
+	out[top >> 6] |= fp << (top & 63);
+	if ((top & 63) + f > 64)
+		out[(top >> 6) + 1] |= fp >> (64 - (top & 63));
+	memcpy(row, out, sizeof(out));
+}
+
+void pd_qhtlru_move(const struct pd_filter *f, uint64_t *row, unsigned j, uint64_t fp)
+{
+	ql_move((const struct qhtlru *)f, row, j, fp);
+}
+
+/* ---- burst, state, ops ------------------------------------------------------------- */
+
+static void ql_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
+		     unsigned n)
+{
+	struct qhtlru *q = (struct qhtlru *)f;
+	uint64_t *row[PD_BURST_MAX], fp[PD_BURST_MAX];
+	const unsigned ahead = pd_ahead(1, f->far);
+
+	(void)ts;
+	for (unsigned i = 0; i < n; i++) {
+		row[i] = q->rows + pd_range(h[i], q->n) * QL_WORDS;
+		fp[i] = 1 + pd_range(pd_hash2(h[i]), q->fpmax);
+		if (i < ahead)
+			pd_prefetch_w(f->far, row[i]);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (i + ahead < n)
+			pd_prefetch_w(f->far, row[i + ahead]);
+		v[i] = (uint8_t)q->step(q, row[i], fp[i]);
+	}
+}
+
+static void ql_prefetch(const struct pd_filter *f, uint64_t h)
+{
+	const struct qhtlru *q = (const struct qhtlru *)f;
+
+	pd_prefetch_w(f->far, q->rows + pd_range(h, q->n) * QL_WORDS);
+}
+
+static void ql_reset(struct pd_filter *f)
+{
+	struct qhtlru *q = (struct qhtlru *)f;
+
+	memset(q->rows, 0, q->n * QL_ROW);
+}
+
+static void ql_destroy(struct pd_filter *f)
+{
+	struct qhtlru *q = (struct qhtlru *)f;
+
+	pd_free(q->rows, q->n * QL_ROW);
+	free(q);
+}
+
+/* Fraction of empty lanes. */
+static double ql_state(const struct pd_filter *f)
+{
+	const struct qhtlru *q = (const struct qhtlru *)f;
+	uint64_t empty = 0;
+
+	for (uint64_t r = 0; r < q->n; r++)
+		for (unsigned i = 0; i < q->b; i++)
+			empty += ql_lane(q, q->rows + r * QL_WORDS, i) == 0;
+	return (double)empty / ((double)q->n * q->b);
+}
+
+static unsigned ql_sections(struct pd_filter *f, struct pd_section *s)
+{
+	struct qhtlru *q = (struct qhtlru *)f;
+
+	s[0].p = q->rows;
+	s[0].len = q->n * QL_ROW;
+	return 1;
+}
+
+/* After a load: bits past lane b - 1 are zero, and empty lanes only below used ones (a
+ * damaged image could break either; neither can then affect a verdict's correctness
+ * beyond that row, but the layout's invariants are restored). */
+static void ql_post_load(struct pd_filter *f)
+{
+	struct qhtlru *q = (struct qhtlru *)f;
+	const unsigned used = q->b * q->f;
+
+	for (uint64_t r = 0; r < q->n; r++) {
+		uint64_t *row = q->rows + r * QL_WORDS;
+
+		for (unsigned w = 0; w < QL_WORDS; w++)
+			row[w] &= ql_mask(0, used, w);
+	}
+}
+
+static const struct pd_filter_ops ql_ops = {
+	.burst = ql_burst,
+	.reset = ql_reset,
+	.destroy = ql_destroy,
+	.state = ql_state,
+	.state_name = "fraction of empty lanes",
+	.prefetch = ql_prefetch,
+	.sections = ql_sections,
+	.post_load = ql_post_load,
+};
+
+struct pd_filter *pd_qhtlru_create(const struct pd_filter_params *p, struct pd_error *err)
+{
+	struct qhtlru *q = aligned_alloc(PD_CACHE_LINE,
+					 (sizeof(*q) + PD_CACHE_LINE - 1) & ~(size_t)(PD_CACHE_LINE - 1));
+
+	if (q == NULL) {
+		pd_err(err, PD_ENOMEM, "qhtlru: out of memory");
+		return NULL;
+	}
+	memset(q, 0, sizeof(*q));
+	q->base.ops = &ql_ops;
+	q->b = p->qht_b;
+	q->f = p->qht_f;
+	q->fpmax = (1ULL << q->f) - 1;
+	q->n = p->memory_bytes / QL_ROW;
+	q->rows = pd_alloc_zero(q->n * QL_ROW);
+	if (q->rows == NULL) {
+		free(q);
+		pd_err(err, PD_ENOMEM, "qhtlru: cannot allocate %llu bytes",
+		       (unsigned long long)(p->memory_bytes / QL_ROW * QL_ROW));
+		return NULL;
+	}
+	ql_tables(q);
+	/* the widest the CPU has: each gives the same lanes (tests/test_qhtlru.c) */
+	if (pd_qhtlru_set_variant(&q->base, PD_QHTLRU_AVX512) != 0 &&
+	    pd_qhtlru_set_variant(&q->base, PD_QHTLRU_AVX2) != 0)
+		(void)pd_qhtlru_set_variant(&q->base, PD_QHTLRU_SCALAR);
+	q->base.memory_bits = q->n * q->b * q->f;
+	q->base.footprint_bytes = q->n * QL_ROW;
+	return &q->base;
+}

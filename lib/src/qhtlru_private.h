@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qhtlru's lookup variants and row steps, for its tests (tests/test_qhtlru.c): every
+ * variant the CPU supports must give the same lane for the same row and fingerprint.
+ */
+#ifndef PKTDEDUP_QHTLRU_PRIVATE_H
+#define PKTDEDUP_QHTLRU_PRIVATE_H
+
+#include <stdint.h>
+
+struct pd_filter;
+
+enum pd_qhtlru_variant { PD_QHTLRU_SCALAR, PD_QHTLRU_AVX2, PD_QHTLRU_AVX512,
+			 PD_QHTLRU_VARIANTS };
+
+/* Whether this CPU (and build) has the variant. */
+int pd_qhtlru_variant_supported(enum pd_qhtlru_variant v);
+/* Use variant v for f's lookups: 0, or -1 when not supported (f unchanged). */
+int pd_qhtlru_set_variant(struct pd_filter *f, enum pd_qhtlru_variant v);
+/* The variant in use (create picks the widest supported). */
+enum pd_qhtlru_variant pd_qhtlru_variant(const struct pd_filter *f);
+/* The lane of fp in a row of 8 words (f's b and f), or -1. */
+int pd_qhtlru_find(const struct pd_filter *f, const uint64_t *row, uint64_t fp);
+/* Remove lane j of the row, move the lanes above it down one, put fp in lane b - 1. */
+void pd_qhtlru_move(const struct pd_filter *f, uint64_t *row, unsigned j, uint64_t fp);
+
+#endif
