@@ -47,8 +47,11 @@ struct qhtlru {
 	unsigned b, f;
 	enum pd_qhtlru_variant variant;
 	int (*find)(const struct qhtlru *q, const uint64_t *row, uint64_t fp);
-	/* one key: find, then move (remove the lane found, or the oldest; append fp) */
-	int (*step)(const struct qhtlru *q, uint64_t *row, uint64_t fp);
+	/* a burst's second pass: every key's step (find, then move) in key order, with
+	 * the step inlined into each variant's loop (a call per key cost more than the
+	 * step's compares) */
+	void (*probe)(const struct qhtlru *q, uint64_t *const *row, const uint64_t *fp,
+		      uint8_t *v, unsigned n, unsigned ahead, bool far);
 	/* AVX-512: for lane 8g + t, the row's dwords d, d + 1 (d = lane bit / 32) into
 	 * qword t of group g, then a right shift by lane bit % 32 */
 	uint32_t idx8[QL_GROUPS8][16] PD_ALIGNED;
@@ -91,7 +94,7 @@ static int ql_find_scalar(const struct qhtlru *q, const uint64_t *row, uint64_t 
 	return -1;
 }
 
-static int ql_step_scalar(const struct qhtlru *q, uint64_t *row, uint64_t fp)
+static inline int ql_step_scalar(const struct qhtlru *q, uint64_t *row, uint64_t fp)
 {
 	int j = ql_find_scalar(q, row, fp);
 
@@ -100,19 +103,34 @@ static int ql_step_scalar(const struct qhtlru *q, uint64_t *row, uint64_t fp)
 }
 
 #ifdef QL_X86
-/* Bit i set: lane i of row r equals fp (8 lanes a permute, shift, compare). */
-__attribute__((target("avx512f"))) static inline uint64_t ql_hits_avx512(const struct qhtlru *q,
-									 __m512i r, __m512i fpv)
+/* The AVX-512 lookup's tables in registers: loaded once a burst, not once a key. */
+struct ql_regs512 {
+	__m512i idx[QL_GROUPS8], sh[QL_GROUPS8], mask, topl, topr;
+};
+
+#define QL_AVX512 __attribute__((target("avx512f"), always_inline)) static inline
+
+QL_AVX512 void ql_regs512_load(const struct qhtlru *q, struct ql_regs512 *k, unsigned groups)
 {
-	const __m512i mask = _mm512_set1_epi64((long long)q->fpmax);
-	const unsigned groups = (q->b + 7) / 8;
+	for (unsigned g = 0; g < groups; g++) {
+		k->idx[g] = _mm512_load_si512((const void *)q->idx8[g]);
+		k->sh[g] = _mm512_load_si512((const void *)q->sh8[g]);
+	}
+	k->mask = _mm512_set1_epi64((long long)q->fpmax);
+	k->topl = _mm512_load_si512((const void *)q->topl);
+	k->topr = _mm512_load_si512((const void *)q->topr);
+}
+
+/* Bit i set: lane i of row r equals fp (8 lanes a permute, shift, compare). */
+QL_AVX512 uint64_t ql_hits_avx512(const struct qhtlru *q, const struct ql_regs512 *k,
+				  unsigned groups, __m512i r, __m512i fpv)
+{
 	uint64_t hits = 0;
 
 	for (unsigned g = 0; g < groups; g++) {
-		__m512i v = _mm512_permutexvar_epi32(_mm512_load_si512((const void *)q->idx8[g]), r);
+		__m512i v = _mm512_permutexvar_epi32(k->idx[g], r);
 
-		v = _mm512_srlv_epi64(v, _mm512_load_si512((const void *)q->sh8[g]));
-		v = _mm512_and_si512(v, mask);
+		v = _mm512_and_si512(_mm512_srlv_epi64(v, k->sh[g]), k->mask);
 		hits |= (uint64_t)_mm512_cmpeq_epi64_mask(v, fpv) << (8 * g);
 	}
 	return hits & q->valid;
@@ -121,8 +139,13 @@ __attribute__((target("avx512f"))) static inline uint64_t ql_hits_avx512(const s
 __attribute__((target("avx512f"))) static int ql_find_avx512(const struct qhtlru *q,
 							     const uint64_t *row, uint64_t fp)
 {
-	uint64_t hits = ql_hits_avx512(q, _mm512_loadu_si512((const void *)row),
-				       _mm512_set1_epi64((long long)fp));
+	const unsigned groups = (q->b + 7) / 8;
+	struct ql_regs512 k;
+	uint64_t hits;
+
+	ql_regs512_load(q, &k, groups);
+	hits = ql_hits_avx512(q, &k, groups, _mm512_loadu_si512((const void *)row),
+			      _mm512_set1_epi64((long long)fp));
 
 	return hits != 0 ? __builtin_ctzll(hits) : -1;
 }
@@ -164,8 +187,8 @@ static inline uint64_t ql_mask(unsigned a, unsigned c, unsigned w)
 }
 
 #ifdef QL_X86
-__attribute__((target("avx2"))) static int ql_step_avx2(const struct qhtlru *q, uint64_t *row,
-							uint64_t fp)
+__attribute__((target("avx2"))) static inline int ql_step_avx2(const struct qhtlru *q,
+							       uint64_t *row, uint64_t fp)
 {
 	int j = ql_find_avx2(q, row, fp);
 
@@ -178,27 +201,74 @@ __attribute__((target("avx2"))) static int ql_step_avx2(const struct qhtlru *q, 
  * ql_move (the row shifted down one lane is the row shifted right by f bits, each word
  * taking the next one's low bits), one 64-byte store. Measured in docs/filters.md.
  */
-__attribute__((target("avx512f"))) static int ql_step_avx512(const struct qhtlru *q,
-							     uint64_t *row, uint64_t fp)
+QL_AVX512 int ql_step_avx512(const struct qhtlru *q, const struct ql_regs512 *k,
+			    unsigned groups, uint64_t *row, uint64_t fp)
 {
 	const __m512i r = _mm512_loadu_si512((const void *)row);
 	const __m512i fpv = _mm512_set1_epi64((long long)fp);
-	const uint64_t hits = ql_hits_avx512(q, r, fpv);
-	unsigned j;
-	__m512i next, down, out;
+	const uint64_t hits = ql_hits_avx512(q, k, groups, r, fpv);
+	const unsigned j = hits != 0 ? (unsigned)__builtin_ctzll(hits) : 0;
+	const __m512i next = _mm512_alignr_epi64(_mm512_setzero_si512(), r, 1); /* r[w + 1] */
+	const __m512i down = _mm512_or_si512(_mm512_srl_epi64(r, _mm_cvtsi32_si128((int)q->f)),
+					     _mm512_sll_epi64(next,
+							      _mm_cvtsi32_si128(64 - (int)q->f)));
+	__m512i out;
 
-	j = hits != 0 ? (unsigned)__builtin_ctzll(hits) : 0;
-	next = _mm512_alignr_epi64(_mm512_setzero_si512(), r, 1); /* word w: r[w + 1] */
-	down = _mm512_or_si512(_mm512_srl_epi64(r, _mm_cvtsi32_si128((int)q->f)),
-			       _mm512_sll_epi64(next, _mm_cvtsi32_si128(64 - (int)q->f)));
 	out = _mm512_or_si512(_mm512_and_si512(r, _mm512_load_si512((const void *)q->keep[j])),
 			      _mm512_and_si512(down, _mm512_load_si512((const void *)q->mid[j])));
-	out = _mm512_or_si512(out, _mm512_or_si512(
-		_mm512_sllv_epi64(fpv, _mm512_load_si512((const void *)q->topl)),
-		_mm512_srlv_epi64(fpv, _mm512_load_si512((const void *)q->topr))));
+	out = _mm512_or_si512(out, _mm512_or_si512(_mm512_sllv_epi64(fpv, k->topl),
+						   _mm512_srlv_epi64(fpv, k->topr)));
 	_mm512_storeu_si512((void *)row, out);
 	return hits != 0;
 }
+
+/* One probe loop per group count: the compiler unrolls the lookup and keeps its tables
+ * in registers (b = 20: 3 groups). */
+#define QL_PROBE512(G)                                                                      \
+	__attribute__((target("avx512f"))) static void ql_probe_avx512_##G(                 \
+		const struct qhtlru *q, uint64_t *const *row, const uint64_t *fp, uint8_t *v,  \
+		unsigned n, unsigned ahead, bool far)                                       \
+	{                                                                                   \
+		struct ql_regs512 k;                                                        \
+                                                                                            \
+		ql_regs512_load(q, &k, G);                                                  \
+		for (unsigned i = 0; i < n; i++) {                                          \
+			if (i + ahead < n)                                                  \
+				pd_prefetch_w(far, row[i + ahead]);                         \
+			v[i] = (uint8_t)ql_step_avx512(q, &k, G, row[i], fp[i]);            \
+		}                                                                           \
+	}
+QL_PROBE512(1)
+QL_PROBE512(2)
+QL_PROBE512(3)
+QL_PROBE512(4)
+QL_PROBE512(5)
+QL_PROBE512(6)
+QL_PROBE512(7)
+QL_PROBE512(8)
+
+static void (*const ql_probes512[QL_GROUPS8])(const struct qhtlru *, uint64_t *const *,
+					       const uint64_t *, uint8_t *, unsigned, unsigned,
+					       bool) = {
+	ql_probe_avx512_1, ql_probe_avx512_2, ql_probe_avx512_3, ql_probe_avx512_4,
+	ql_probe_avx512_5, ql_probe_avx512_6, ql_probe_avx512_7, ql_probe_avx512_8,
+};
+#endif
+
+/* The second pass of a burst, one loop per variant with its step inlined. */
+#define QL_PROBE(name, step, attr)                                                          \
+	attr static void name(const struct qhtlru *q, uint64_t *const *row, const uint64_t *fp, \
+			      uint8_t *v, unsigned n, unsigned ahead, bool far)                \
+	{                                                                                   \
+		for (unsigned i = 0; i < n; i++) {                                          \
+			if (i + ahead < n)                                                  \
+				pd_prefetch_w(far, row[i + ahead]);                         \
+			v[i] = (uint8_t)step(q, row[i], fp[i]);                             \
+		}                                                                           \
+	}
+QL_PROBE(ql_probe_scalar, ql_step_scalar, )
+#ifdef QL_X86
+QL_PROBE(ql_probe_avx2, ql_step_avx2, __attribute__((target("avx2"))))
 #endif
 
 /* The permute and shift tables of the SIMD lookups, and the update's masks, for (b, f). */
@@ -259,16 +329,16 @@ int pd_qhtlru_set_variant(struct pd_filter *f, enum pd_qhtlru_variant v)
 #ifdef QL_X86
 	case PD_QHTLRU_AVX512:
 		q->find = ql_find_avx512;
-		q->step = ql_step_avx512;
+		q->probe = ql_probes512[(q->b + 7) / 8 - 1];
 		break;
 	case PD_QHTLRU_AVX2:
 		q->find = ql_find_avx2;
-		q->step = ql_step_avx2;
+		q->probe = ql_probe_avx2;
 		break;
 #endif
 	default:
 		q->find = ql_find_scalar;
-		q->step = ql_step_scalar;
+		q->probe = ql_probe_scalar;
 		break;
 	}
 	return 0;
@@ -332,11 +402,7 @@ static void ql_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
 		if (i < ahead)
 			pd_prefetch_w(f->far, row[i]);
 	}
-	for (unsigned i = 0; i < n; i++) {
-		if (i + ahead < n)
-			pd_prefetch_w(f->far, row[i + ahead]);
-		v[i] = (uint8_t)q->step(q, row[i], fp[i]);
-	}
+	q->probe(q, row, fp, v, n, ahead, f->far);
 }
 
 static void ql_prefetch(const struct pd_filter *f, uint64_t h)
