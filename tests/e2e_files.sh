@@ -6,7 +6,8 @@
 #  - temporary files left by runs killed mid-write are removed by the next run (those of
 #    a live process are left alone);
 #  - --snapshot LINK writes the file the link points to, and the link stays;
-#  - a second run on a snapshot in use is refused (status 1); a FIFO is refused at once.
+#  - a second run on a snapshot in use is refused (status 1); a FIFO is refused at once;
+#  - a run refused before its first frame leaves --pcap-out as it was.
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
 tmp=$(mktemp -d)
@@ -104,3 +105,13 @@ timeout 20 "$bin" --pcap-in cap.pcap --snapshot snapfifo >/dev/null 2>err.txt ||
 [ "$rc" -eq 1 ] && grep -q "not a regular file" err.txt ||
 	{ cat err.txt >&2; fail "--snapshot FIFO: status $rc (124: it hung)"; }
 echo "ok: a snapshot in use refused (status 1); --snapshot FIFO refused at once"
+
+# a run that stops before its first frame (here: a refused snapshot) leaves --pcap-out as
+# it was: the output is opened last
+echo "yesterday's output" >out.pcap
+printf 'not a snapshot' >junk.snap
+rc=0
+"$bin" --pcap-in cap.pcap --pcap-out out.pcap --snapshot junk.snap >/dev/null 2>err.txt || rc=$?
+[ "$rc" -eq 1 ] && [ "$(cat out.pcap)" = "yesterday's output" ] ||
+	{ cat err.txt >&2; fail "refused snapshot: status $rc, --pcap-out changed"; }
+echo "ok: a run refused before its first frame leaves --pcap-out untouched"

@@ -1035,6 +1035,8 @@ int main(int argc, char **argv)
 	status = pd_app.replay ? replay_setup() : inline_setup();
 	if (status == 0)
 		status = filters_setup();
+	if (status == 0 && pd_app.replay && pd_replay_open_output() != 0)
+		status = 1;
 	if (status == 0) {
 		print_start();
 		rte_telemetry_register_cmd("/pktdedup/stats", telemetry_stats,

@@ -35,7 +35,8 @@
 void pd_port_loss_read(uint16_t port, struct pd_port_loss *l);
 
 /* replay.c: offline dedup of a capture read with libpcap, written in input order */
-int pd_replay_open(void);  /* the input and the output; 0 or -1 and a message */
+int pd_replay_open(void);  /* the input; 0 or -1 and a message */
+int pd_replay_open_output(void); /* --pcap-out, last before the run */
 int pd_replay_start(void); /* after the workers are made, before they run */
 int pd_replay_main(void *arg); /* each worker's loop */
 int pd_replay_close(void); /* flush the output: 0, or -1 (a write error) */
@@ -235,7 +236,8 @@ void pd_delay_buckets_init(void); /* before the workers start */
 void pd_port_loss_read(uint16_t port, struct pd_port_loss *l);
 
 /* replay.c: offline dedup of a capture read with libpcap, written in input order */
-int pd_replay_open(void);  /* the input and the output; 0 or -1 and a message */
+int pd_replay_open(void);  /* the input; 0 or -1 and a message */
+int pd_replay_open_output(void); /* --pcap-out, last before the run */
 int pd_replay_start(void); /* after the workers are made, before they run */
 int pd_replay_main(void *arg); /* each worker's loop */
 int pd_replay_close(void); /* flush the output: 0, or -1 (a write error) */

@@ -65,6 +65,7 @@ static struct {
 	uint8_t *arena;
 	size_t cap;
 	pthread_barrier_t bar;
+	int bar_made;          /* bar is initialised (several workers) */
 	int end;               /* nothing more to read */
 	int damaged;           /* libpcap refused a record: where, in why */
 	int stopped_by;        /* the signal that stopped the reading */
@@ -204,11 +205,14 @@ int pd_replay_open(void)
 		fprintf(stderr, "pktdedup: replay: out of memory\n");
 		return -1;
 	}
-	if (open_input(c->pcap_in) != 0)
-		return -1;
-	if (c->pcap_out != NULL && open_output(c->pcap_out) != 0)
-		return -1;
-	return 0;
+	return open_input(c->pcap_in);
+}
+
+/* The output is opened (an existing file truncated) only once everything else has
+ * started: a run that fails before it leaves the file as it was. */
+int pd_replay_open_output(void)
+{
+	return R.out_name != NULL ? open_output(R.out_name) : 0;
 }
 
 /* ---- the three phases ---- */
@@ -413,9 +417,12 @@ int pd_replay_main(void *arg)
 /* Before the workers start: the barrier for their count. */
 int pd_replay_start(void)
 {
-	if (pd_app.nworkers > 1 && pthread_barrier_init(&R.bar, NULL, pd_app.nworkers) != 0) {
-		fprintf(stderr, "pktdedup: replay: cannot make the workers' barrier\n");
-		return -1;
+	if (pd_app.nworkers > 1) {
+		if (pthread_barrier_init(&R.bar, NULL, pd_app.nworkers) != 0) {
+			fprintf(stderr, "pktdedup: replay: cannot make the workers' barrier\n");
+			return -1;
+		}
+		R.bar_made = 1;
 	}
 	return 0;
 }
@@ -448,8 +455,9 @@ int pd_replay_close(void)
 		free(pd_app.w[i]->replay_key);
 		pd_app.w[i]->replay_key = NULL;
 	}
-	if (pd_app.nworkers > 1)
+	if (R.bar_made)
 		pthread_barrier_destroy(&R.bar);
+	R.bar_made = 0;
 	return rc;
 }
 
