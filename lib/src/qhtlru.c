@@ -105,7 +105,7 @@ static inline int ql_step_scalar(const struct qhtlru *q, uint64_t *row, uint64_t
 #ifdef QL_X86
 /* The AVX-512 lookup's tables in registers: loaded once a burst, not once a key. */
 struct ql_regs512 {
-	__m512i idx[QL_GROUPS8], sh[QL_GROUPS8], mask, topl, topr;
+	__m512i idx[QL_GROUPS8], sh[QL_GROUPS8], mask, topl, topr, base, below_top;
 };
 
 #define QL_AVX512 __attribute__((target("avx512f"), always_inline)) static inline
@@ -119,6 +119,8 @@ QL_AVX512 void ql_regs512_load(const struct qhtlru *q, struct ql_regs512 *k, uns
 	k->mask = _mm512_set1_epi64((long long)q->fpmax);
 	k->topl = _mm512_load_si512((const void *)q->topl);
 	k->topr = _mm512_load_si512((const void *)q->topr);
+	k->base = _mm512_set_epi64(448, 384, 320, 256, 192, 128, 64, 0);
+	k->below_top = _mm512_load_si512((const void *)q->keep[q->b - 1]);
 }
 
 /* Bit i set: lane i of row r equals fp (8 lanes a permute, shift, compare). */
@@ -214,8 +216,15 @@ QL_AVX512 int ql_step_avx512(const struct qhtlru *q, const struct ql_regs512 *k,
 							      _mm_cvtsi32_si128(64 - (int)q->f)));
 	__m512i out;
 
-	out = _mm512_or_si512(_mm512_and_si512(r, _mm512_load_si512((const void *)q->keep[j])),
-			      _mm512_and_si512(down, _mm512_load_si512((const void *)q->mid[j])));
+	/* bits below lane j, per word: j*f - 64w clamped to [0, 64] low bits set */
+	const __m512i cnt = _mm512_min_epi64(_mm512_max_epi64(_mm512_sub_epi64(
+		_mm512_set1_epi64((long long)(j * q->f)), k->base), _mm512_setzero_si512()),
+		_mm512_set1_epi64(64));
+	const __m512i keep = _mm512_andnot_si512(_mm512_sllv_epi64(_mm512_set1_epi64(-1), cnt),
+						 _mm512_set1_epi64(-1));
+
+	out = _mm512_or_si512(_mm512_and_si512(r, keep),
+			      _mm512_and_si512(down, _mm512_andnot_si512(keep, k->below_top)));
 	out = _mm512_or_si512(out, _mm512_or_si512(_mm512_sllv_epi64(fpv, k->topl),
 						   _mm512_srlv_epi64(fpv, k->topr)));
 	_mm512_storeu_si512((void *)row, out);
