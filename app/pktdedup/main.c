@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <inttypes.h>
-#include <pcap/pcap.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>

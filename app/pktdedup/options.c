@@ -3,13 +3,10 @@
  * pktdedup's own options (after EAL's and `--`): parsing, validation, --help.
  * Every bad value is reported with the option's name; the caller exits with status 2.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../common/cli.h"
 #include "pktdedup.h"

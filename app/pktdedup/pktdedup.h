@@ -31,19 +31,6 @@
  */
 #ifndef PD_BENCH_STAGE
 #define PD_BENCH_STAGE 0
-/* port_loss.c: a port's counters now (any thread) */
-void pd_port_loss_read(uint16_t port, struct pd_port_loss *l);
-
-/* replay.c: offline dedup of a capture read with libpcap, written in input order */
-int pd_replay_open(void);  /* the input; 0 or -1 and a message */
-int pd_replay_open_output(void); /* --pcap-out, last before the run */
-int pd_replay_start(void); /* after the workers are made, before they run */
-int pd_replay_main(void *arg); /* each worker's loop */
-int pd_replay_close(void); /* flush the output: 0, or -1 (a write error) */
-void pd_replay_summary(FILE *out); /* frames read, where it stopped and why */
-int pd_replay_status(void); /* 0 the whole input; 1 damaged or failed; 128+sig stopped */
-const char *pd_replay_tx_to(void);
-
 #endif
 #define PD_BENCH_STAGE_NAME(s)                                                   \
 	((s) == 1 ? "forward" : (s) == 2 ? "key" : (s) == 3 ? "hash" : "prefetch")
