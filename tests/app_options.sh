@@ -38,7 +38,7 @@ bad "--fpr" "${p[@]}" --fpr abc
 bad "--seed" "${p[@]}" --seed 12x
 bad "--k" "${p[@]}" --k -1
 bad "--b" "${p[@]}" --filter qqhtd --b 100000
-bad "--k: filter qqhtd: k: not a parameter of qqhtd" "${p[@]}" --k 3
+bad "--k: filter qhtlru: k: not a parameter of qhtlru" "${p[@]}" --k 3
 bad "--q: filter sbf: fpbuf_q: not a parameter" "${p[@]}" --filter sbf --q 0.1
 bad "--b: filter lru: qht_b: not a parameter" "${p[@]}" --filter lru --b 4
 bad "--key" "${p[@]}" --key ethernet

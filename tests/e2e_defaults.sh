@@ -48,23 +48,38 @@ grep -q "packet (default)" "$tmp/help.txt" || fail "--help: the default key"
 echo "ok: default key packet: 10 of 10 segments kept, the copy dropped (= editcap -D);" \
 	"--key flow keeps 1"
 
-# the plan, said: qqhtd with b*f <= 64 packs a row in one 8-byte word, so 64 MiB holds
-# 2^23 rows of b fingerprints
+# the plan, said: the default filter is qhtlru, one row of b fingerprints of f bits in
+# each of the 2^20 cache lines of 64 MiB, and the plan predicts its miss rate at the gap
+# it assumed
 python3 - "$tmp/tcp.json" "$tmp/tcp.err" <<'PY'
-import json, re, sys
+import json, math, re, sys
 p = json.load(open(sys.argv[1]))["plan"]
 err = open(sys.argv[2]).read()
-assert p["filter"] == "qqhtd" and p["loss_budget"] == 1e-6, p
+assert p["filter"] == "qhtlru" and p["loss_budget"] == 1e-6, p
 b, f = p["qht_b"], p["qht_f"]
-assert b * f <= 64 and 1 - (1 - 1 / (2 ** f - 1)) ** b <= 1e-6, (b, f)
+assert b * f <= 512 and 1 - (1 - 1 / (2 ** f - 1)) ** b <= 1e-6, (b, f)
 assert abs(p["predicted_fpr"] - (1 - (1 - 1 / (2 ** f - 1)) ** b)) < 1e-12, p
-assert p["remembers"] == (64 << 20) // 8 * b, p
-line = "plan: qqhtd b=%d f=%d; remembers about the last %d distinct keys per worker; " \
+assert p["remembers"] == (64 << 20) // 64 * b, p
+# LRU rows: a copy g keys later is missed iff b of them land in its row, Poisson(g/rows)
+rows, g = (64 << 20) // 64, p["assumed_gap"]
+lam = g / rows
+poisson_tail = 1 - sum(math.exp(-lam) * lam ** j / math.factorial(j) for j in range(b))
+assert g > 0 and abs(p["predicted_fnr"] - poisson_tail) < 1e-6 * max(1, poisson_tail), p
+assert ("a copy %d distinct keys after its original is missed with predicted probability "
+        "%.3g" % (g, p["predicted_fnr"])) in err, err
+line = "plan: qhtlru b=%d f=%d; remembers about the last %d distinct keys per worker; " \
        "predicted false-positive rate %.3g" % (b, f, p["remembers"], p["predicted_fpr"])
 assert line in err and "loss budget 1e-06" in err, err
-print("ok: plan said: qqhtd b=%d f=%d, predicted FPR %.3g, remembers %d keys" %
+print("ok: plan said: qhtlru b=%d f=%d, predicted FPR %.3g, remembers %d keys" %
       (b, f, p["predicted_fpr"], p["remembers"]))
 PY
+
+# with --window and no --filter: qqhtd, whose rows keep ages (qhtlru has no window)
+"$bin" --pcap-in "$tmp/tcp.pcap" --window 1ms --stats-json "$tmp/win.json" >/dev/null 2>&1 ||
+	fail "--window without --filter: status $?"
+python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["plan"]["filter"] != "qqhtd")' \
+	"$tmp/win.json" || fail "--window without --filter: not qqhtd"
+echo "ok: --window without --filter plans qqhtd"
 
 # a filter that cannot keep the budget: refused, unless --fpr accepts its rate
 rc=0

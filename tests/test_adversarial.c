@@ -29,9 +29,9 @@ static struct pd_filter_params params(uint64_t seed)
 static void place(struct pd_filter *f, uint64_t key, uint64_t *row, uint64_t *fp)
 {
 	uint64_t h = pd_filter_hash(f, &key, sizeof(key)); /* little-endian host */
-	uint64_t rows = MEM / (pd_qht_row_words(B, F) * sizeof(uint64_t));
+	pd_u128 wide = (pd_u128)h * (MEM / 64); /* line, then the slot in it */
 
-	*row = pd_range(h, rows);
+	*row = (uint64_t)(wide >> 64) * 64 + pd_range((uint64_t)wide, pd_qht_rows_per_line(B, F));
 	*fp = 1 + pd_range(pd_hash2(h), (1ULL << F) - 1);
 }
 

@@ -180,7 +180,7 @@ static void test_invalid_params(void **state)
 		p.qht_b = 4;
 		p.qht_f = 33;
 		expect_invalid(p, "qht f 33");
-		p.qht_b = 17;
+		p.qht_b = 18; /* 540 bits; 17 x 30 = 510 fits */
 		p.qht_f = 30;
 		expect_invalid(p, "qht row beyond a cache line");
 	}
@@ -232,15 +232,15 @@ static void test_unused_params(void **state)
 		[PD_FILTER_BSBF] = {[K] = 1},
 		[PD_FILTER_BSBFSD] = {[K] = 1},
 		[PD_FILTER_RLBSBF] = {[K] = 1},
-		[PD_FILTER_QHT] = {[B] = 1, [F] = 1},
-		[PD_FILTER_QHTD] = {[B] = 1, [F] = 1},
-		[PD_FILTER_QQHTD] = {[B] = 1, [F] = 1},
+		[PD_FILTER_QHT] = {[B] = 1, [F] = 1, [EXPN] = 1},
+		[PD_FILTER_QHTD] = {[B] = 1, [F] = 1, [EXPN] = 1},
+		[PD_FILTER_QQHTD] = {[B] = 1, [F] = 1, [EXPN] = 1},
 		[PD_FILTER_BLOOM] = {[K] = 1, [EXPN] = 1},
 		[PD_FILTER_LRU] = {0},
 		[PD_FILTER_FPBUFFERING] = {[Q] = 1},
 		[PD_FILTER_TIMERBF] = {[K] = 1, [EXPN] = 1},
 		[PD_FILTER_EXACT] = {0},
-		[PD_FILTER_QHTLRU] = {[B] = 1, [F] = 1},
+		[PD_FILTER_QHTLRU] = {[B] = 1, [F] = 1, [EXPN] = 1},
 	};
 
 	(void)state;

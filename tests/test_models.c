@@ -117,6 +117,96 @@ static void test_sbf_model(void **state)
 }
 
 /*
+ * QHT, QHTD, QQHTD (ALGORITHMS.md §6-7; Geraud et al., "Quotient hash tables"): rows of b
+ * fingerprints as plain arrays. The row of hash h is line * rpl + slot, line =
+ * mulhi(h, lines), slot = mulhi(low half of h * lines, rpl), rpl = floor(512 / (b*f))
+ * (qht.c's packing); fp = 1 + mulhi(hash2(h), 2^f - 1). Per key: DUPLICATE iff fp is in
+ * the row; qht (when DISTINCT) and qhtd (always) then store fp in the first empty bucket,
+ * or in bucket mulhi(r, b) of the key's PRNG draw r when the row is full (one draw per
+ * key, used or not); qqhtd drops bucket 0, moves the others down, appends fp.
+ */
+static void qht_model(enum pd_filter_type type, unsigned b, unsigned fb, unsigned chunk,
+		      bool far)
+{
+	const size_t n = 40000;
+	const uint64_t memory = 4096, lines = memory / 64, seed = 0x9a7 + b * 37 + fb;
+	const unsigned rpl = 512 / (b * fb);
+	const uint64_t rows = lines * rpl, fpmax = (1ULL << fb) - 1;
+	uint32_t *row = calloc(rows * b, sizeof(uint32_t));
+	uint8_t *v = malloc(n);
+	/* copies come back while a row still holds them, and after: both verdicts */
+	uint64_t *k = tu_keys(n, rows * b, seed);
+	struct pd_prng prng;
+	size_t dups = 0;
+	struct pd_filter *f = tu_create((struct pd_filter_params){
+		.type = type, .memory_bytes = memory, .seed = seed, .qht_b = b, .qht_f = fb});
+
+	assert_non_null(row);
+	if (far)
+		f->far_bytes = 0;
+	for (size_t i = 0; i < n; i += chunk)
+		pd_filter_burst_u64(f, k + i, NULL, v + i, n - i < chunk ? n - i : chunk);
+	pd_prng_seed(&prng, seed);
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t h = key_hash(k[i], seed);
+		const pd_u128 wide = (pd_u128)h * lines;
+		uint32_t *r = &row[((uint64_t)(wide >> 64) * rpl + pd_range((uint64_t)wide, rpl)) * b];
+		const uint32_t fp = (uint32_t)(1 + pd_range(pd_hash2(h), fpmax));
+		const uint64_t draw = type == PD_FILTER_QQHTD ? 0 : pd_prng_next(&prng);
+		uint8_t dup = 0;
+		unsigned e = b;
+
+		for (unsigned j = 0; j < b; j++)
+			dup |= r[j] == fp;
+		if (v[i] != dup)
+			fail_msg("%s b %u f %u chunk %u far %d: key %zu is %s, the model says %s",
+				 pd_filter_type_name(type), b, fb, chunk, far, i,
+				 v[i] ? "DUPLICATE" : "DISTINCT", dup ? "DUPLICATE" : "DISTINCT");
+		dups += dup;
+		if (type == PD_FILTER_QQHTD) {
+			for (unsigned j = 0; j + 1 < b; j++)
+				r[j] = r[j + 1];
+			r[b - 1] = fp;
+			continue;
+		}
+		if (dup && type == PD_FILTER_QHT)
+			continue;
+		for (unsigned j = b; j-- > 0;)
+			if (r[j] == 0)
+				e = j;
+		r[e < b ? e : pd_range(draw, b)] = fp;
+	}
+	/* both verdicts occur, or the comparison proves little (f = 1: every fingerprint is
+	 * 1, and a key is DISTINCT only in an empty row) */
+	if (dups < n / 100 || dups > n - n / 100)
+		fail_msg("%s b %u f %u: %zu of %zu DUPLICATE", pd_filter_type_name(type), b, fb,
+			 dups, n);
+	pd_filter_destroy(f);
+	free(row);
+	free(k);
+	free(v);
+}
+
+/* Rows in one word (straddling words or not), over several words, a whole line, and
+ * fingerprints of 1 to 32 bits, through bursts of 1 to a whole stream and both
+ * prefetches. */
+static void test_qht_model(void **state)
+{
+	static const unsigned shape[][2] = {
+		{1, 20}, {2, 21}, {3, 21}, {4, 16}, {7, 9},  {6, 3},   {5, 13}, {4, 22},
+		{8, 23}, {20, 25}, {17, 30}, {16, 32}, {64, 8}, {32, 1}, {13, 5}, {3, 32},
+	};
+	static const enum pd_filter_type type[] = {PD_FILTER_QHT, PD_FILTER_QHTD, PD_FILTER_QQHTD};
+	static const unsigned chunk[] = {1, 7, 150, 40000};
+
+	(void)state;
+	for (size_t s = 0; s < sizeof(shape) / sizeof(shape[0]); s++)
+		for (size_t t = 0; t < 3; t++)
+			for (size_t c = 0; c < 4; c++)
+				qht_model(type[t], shape[s][0], shape[s][1], chunk[c], c == 2);
+}
+
+/*
  * Every filter (and the windowed qqhtd): the prefetch used for state larger than twice
  * the L2 cache (into L2, further ahead), forced here on a small table, gives the verdicts
  * of the one used for small state, in bursts of 1 to 150 keys with pd_filter_prefetch()
@@ -175,6 +265,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sbf_model),
+		cmocka_unit_test(test_qht_model),
 		cmocka_unit_test(test_far_same_verdicts),
 	};
 

@@ -103,6 +103,81 @@ static void test_qht_plan(void **state)
 	}
 }
 
+/*
+ * The miss model against measurement: a stream where every key's copy comes after 2D - 1
+ * other keys, all different (scripts/gap_stream.py's shape: new key t, then key t - D
+ * again, a key seen once while t < D). FIFO and LRU rows miss a copy iff b of those keys
+ * land in its row, Poisson((2D-1)/rows) >= b: the measured FNR must be within 4 standard
+ * errors (and 3% relative, for the binomial approximation) of pd_qht_fnr.
+ */
+static void fnr_check(enum pd_filter_type type, unsigned b, unsigned f, double lam)
+{
+	const uint64_t memory = 64 << 10, lines = memory / 64;
+	const unsigned rpl = type == PD_FILTER_QHTLRU ? 1 : 512 / (b * f);
+	const uint64_t rows = lines * rpl, d = (uint64_t)(lam * rows / 2.0) + 1, n_new = 12 * d;
+	struct pd_filter *flt = tu_create((struct pd_filter_params){
+		.type = type, .memory_bytes = memory, .seed = 5, .qht_b = b, .qht_f = f});
+	uint64_t copies = 0, missed = 0;
+	const double want = pd_qht_fnr(type, b, (double)(2 * d - 1) / (double)rows);
+	double se;
+
+	for (uint64_t t = 0; t < n_new; t++) {
+		uint64_t k[2] = {t + 1, t >= d ? t - d + 1 : (1ULL << 62) + t};
+		uint8_t v[2];
+
+		pd_filter_burst_u64(flt, k, NULL, v, 2);
+		if (t >= d) {
+			copies++;
+			missed += !v[1];
+		}
+	}
+	se = sqrt(want * (1 - want) / (double)copies);
+	print_message("%s b=%u f=%u lam %.2f: FNR measured %.4f, predicted %.4f\n",
+		      pd_filter_type_name(type), b, f, (double)(2 * d - 1) / rows,
+		      (double)missed / copies, want);
+	assert_true(fabs((double)missed / copies - want) <= 4 * se + 0.03 * want);
+	pd_filter_destroy(flt);
+}
+
+static void test_fnr_model(void **state)
+{
+	(void)state;
+	fnr_check(PD_FILTER_QQHTD, 1, 20, 0.5);
+	fnr_check(PD_FILTER_QQHTD, 2, 21, 1.0);
+	fnr_check(PD_FILTER_QQHTD, 4, 22, 2.5);
+	fnr_check(PD_FILTER_QQHTD, 20, 25, 16.0);
+	fnr_check(PD_FILTER_QHTLRU, 20, 25, 16.0);
+	fnr_check(PD_FILTER_QHTLRU, 8, 23, 5.0);
+}
+
+/* The planner minimises the predicted miss rate: with copies close, many buckets per
+ * row; with copies far apart (the memory cannot hold the gap), the most buckets per
+ * line. It says the gap it assumed. */
+static void test_fnr_plan(void **state)
+{
+	struct pd_plan near, far, dflt;
+
+	(void)state;
+	near = plan((struct pd_filter_params){.type = PD_FILTER_QQHTD, .memory_bytes = 1 << 20,
+					      .target_fpr = 1e-6, .expected_n = 50000});
+	far = plan((struct pd_filter_params){.type = PD_FILTER_QQHTD, .memory_bytes = 1 << 20,
+					     .target_fpr = 1e-6, .expected_n = 3000000});
+	dflt = plan((struct pd_filter_params){.type = PD_FILTER_QQHTD, .memory_bytes = 1 << 20,
+					      .target_fpr = 1e-6});
+	assert_int_equal(near.assumed_gap, 50000);
+	assert_true(near.params.qht_b >= 8);
+	assert_int_equal(far.params.qht_b, 1); /* 25 rows of 20 bits a line */
+	/* no hint: half the buckets of the densest shape, 16384 lines x 25 / 2 */
+	assert_int_equal(dflt.assumed_gap, 16384 * 25 / 2);
+	for (unsigned b = 1; b <= 20; b++) {
+		struct pd_plan p = plan((struct pd_filter_params){.type = PD_FILTER_QQHTD,
+			.memory_bytes = 1 << 20, .target_fpr = 1e-6, .expected_n = 50000,
+			.qht_b = b});
+
+		assert_true(near.predicted_fnr <= p.predicted_fnr);
+	}
+}
+
 static void test_bloom_plan(void **state)
 {
 	struct pd_plan p;
@@ -152,6 +227,8 @@ int main(void)
 		cmocka_unit_test(test_sbf_equations),
 		cmocka_unit_test(test_sbf_plan),
 		cmocka_unit_test(test_qht_plan),
+		cmocka_unit_test(test_fnr_model),
+		cmocka_unit_test(test_fnr_plan),
 		cmocka_unit_test(test_bloom_plan),
 		cmocka_unit_test(test_other_plans),
 	};

@@ -298,7 +298,7 @@ static void print_json(const struct run *r, uint64_t n, int last)
 	       "\"footprint_bytes\": %llu, \"n\": %llu, \"distinct\": %llu, \"duplicates\": %llu, "
 	       "\"fp\": %llu, \"fn\": %llu, \"fpr\": %.9g, \"fnr\": %.9g, \"error_rate\": %.9g, "
 	       "\"keys_per_sec\": %.6g, \"ns_per_key\": %.4g, \"predicted_fpr\": %.6g, "
-	       "\"state\": %.6g, \"state_name\": \"%s\"}%s\n",
+	       "\"predicted_fnr\": %.6g, \"assumed_gap\": %llu, \"state\": %.6g, \"state_name\": \"%s\"}%s\n",
 	       pd_filter_type_name(p->type), desc, (unsigned long long)(st.memory_bits / 8),
 	       (unsigned long long)st.footprint_bytes, (unsigned long long)n,
 	       (unsigned long long)r->distinct, (unsigned long long)r->dups,
@@ -306,7 +306,8 @@ static void print_json(const struct run *r, uint64_t n, int last)
 	       r->distinct ? (double)r->fp / r->distinct : 0.0,
 	       r->dups ? (double)r->fn / r->dups : 0.0,
 	       n ? (double)(r->fp + r->fn) / n : 0.0, r->seconds > 0 ? n / r->seconds : 0.0,
-	       n ? r->seconds * 1e9 / n : 0.0, r->plan.predicted_fpr, st.state, st.state_name,
+	       n ? r->seconds * 1e9 / n : 0.0, r->plan.predicted_fpr, r->plan.predicted_fnr,
+	       (unsigned long long)r->plan.assumed_gap, st.state, st.state_name,
 	       last ? "" : ",");
 }
 
@@ -334,8 +335,8 @@ static int plan_only(const struct opts *o)
 	if (o->json)
 		printf("[\n");
 	else
-		printf("%-11s %-22s %12s %14s  %s\n", "filter", "parameters", "memory", "pred. FPR",
-		       "basis");
+		printf("%-11s %-22s %12s %12s %10s %12s  %s\n", "filter", "parameters", "memory",
+		       "pred. FPR", "pred. FNR", "at gap", "basis");
 	for (unsigned t = 0; t < PD_FILTER_COUNT; t++) {
 		struct pd_filter_params p;
 		struct pd_plan plan;
@@ -353,14 +354,22 @@ static int plan_only(const struct opts *o)
 		cli_params_describe(&plan.params, desc, sizeof(desc));
 		if (o->json)
 			printf("%s{\"filter\": \"%s\", \"params\": \"%s\", \"memory_bytes\": %llu, "
-			       "\"predicted_fpr\": %.6g, \"basis\": \"%s\", \"capacity\": %llu}",
+			       "\"predicted_fpr\": %.6g, \"basis\": \"%s\", \"capacity\": %llu, "
+			       "\"remembers\": %llu, \"predicted_fnr\": %.6g, \"assumed_gap\": %llu}",
 			       first ? "" : ",\n", pd_filter_type_name(p.type), desc,
 			       (unsigned long long)plan.params.memory_bytes, plan.predicted_fpr,
-			       plan.basis, (unsigned long long)plan.capacity);
-		else
-			printf("%-11s %-22s %12llu %14.6g  %s\n", pd_filter_type_name(p.type), desc,
+			       plan.basis, (unsigned long long)plan.capacity,
+			       (unsigned long long)plan.remembers, plan.predicted_fnr,
+			       (unsigned long long)plan.assumed_gap);
+		else if (plan.assumed_gap != 0)
+			printf("%-11s %-22s %12llu %12.6g %10.3g %12llu  %s\n",
+			       pd_filter_type_name(p.type), desc,
 			       (unsigned long long)plan.params.memory_bytes, plan.predicted_fpr,
-			       plan.basis);
+			       plan.predicted_fnr, (unsigned long long)plan.assumed_gap, plan.basis);
+		else
+			printf("%-11s %-22s %12llu %12.6g %10s %12s  %s\n", pd_filter_type_name(p.type),
+			       desc, (unsigned long long)plan.params.memory_bytes, plan.predicted_fpr,
+			       "-", "-", plan.basis);
 		first = 0;
 	}
 	if (o->json)

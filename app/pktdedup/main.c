@@ -249,6 +249,12 @@ static void print_plan(FILE *out)
 		" false-positive rate %.3g (%s), loss budget %g\n",
 		pd_filter_type_name(p->params.type), desc, mem, p->predicted_fpr, p->basis,
 		pd_app.cfg.filter.target_fpr);
+	if (p->assumed_gap != 0)
+		fprintf(out, "pktdedup: plan: a copy %" PRIu64 " distinct keys after its original"
+			" is missed with predicted probability %.3g (%s; docs/filters.md)\n",
+			p->assumed_gap, p->predicted_fnr,
+			p->params.expected_n != 0 ? "--expected-n" :
+			"assumed: half what the memory holds at best, set --expected-n");
 }
 
 /* The "plan" object of the JSON summary. */
@@ -263,11 +269,12 @@ static void json_plan(FILE *o)
 		" \"sbf_max\": %u, \"sbf_p\": %u, \"rsbf_pstar\": %g, \"qht_b\": %u,"
 		" \"qht_f\": %u, \"fpbuf_q\": %g, \"expected_n\": %" PRIu64 ",\n"
 		"    \"loss_budget\": %g, \"predicted_fpr\": %g, \"basis\": \"%s\","
-		" \"remembers\": %" PRIu64 ", \"capacity\": %" PRIu64 "},\n",
+		" \"remembers\": %" PRIu64 ", \"capacity\": %" PRIu64 ",\n"
+		"    \"assumed_gap\": %" PRIu64 ", \"predicted_fnr\": %g},\n",
 		pd_filter_type_name(fp->type), desc, fp->k, fp->sbf_max, fp->sbf_p,
 		fp->rsbf_pstar, fp->qht_b, fp->qht_f, fp->fpbuf_q, fp->expected_n,
 		pd_app.cfg.filter.target_fpr, p->predicted_fpr, p->basis, p->remembers,
-		p->capacity);
+		p->capacity, p->assumed_gap, p->predicted_fnr);
 }
 
 static void json_counters(FILE *o, const struct pd_counters *c, const char *indent)
@@ -837,7 +844,7 @@ static int preflight(void)
 		fprintf(stderr, "pktdedup: --filter %s (%s): predicted false-positive rate %.3g"
 			" (%s) is above the loss budget --fpr %g: that share of unique packets"
 			" would be dropped as copies. Give --fpr %.3g to accept it, change the"
-			" filter's parameters, or use qqhtd, qht, sbf, bloom, timerbf, lru or"
+			" filter's parameters, or use qhtlru, qqhtd, qht, sbf, bloom, timerbf, lru or"
 			" exact\n", pd_filter_type_name(c->filter.type), desc, plan->predicted_fpr,
 			plan->basis, c->filter.target_fpr, plan->predicted_fpr * 1.001);
 		return 2;

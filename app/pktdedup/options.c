@@ -31,7 +31,8 @@ void pd_app_usage(FILE *out)
 		"\n"
 		"Filter (per worker):\n"
 		"  --filter NAME        one of: %s\n"
-		"                       (default qqhtd; docs/filters.md says which for what)\n"
+		"                       (default qhtlru, qqhtd with --window; docs/filters.md\n"
+		"                       says which for what)\n"
 		"  --memory SIZE        filter memory per worker, K/M/G (default 64M)\n"
 		"  --fpr P              loss budget: the planner's target false-positive rate,\n"
 		"                       the share of unique packets dropped as if copies\n"
@@ -172,7 +173,7 @@ static int parse_ports(const char *s, struct pd_app_config *c)
 struct seen {
 	struct cli_key_given key;
 	const char *dscp, *dup_port, *pcap_out, *dispatch, *snap_int, *snap_pol, *wmode;
-	const char *ports, *workers;
+	const char *ports, *workers, *filter;
 };
 
 static int check(struct pd_app_config *c, const struct seen *s)
@@ -208,7 +209,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 
 	cli_prog = "pktdedup";
 	memset(c, 0, sizeof(*c));
-	c->filter.type = PD_FILTER_QQHTD;
+	c->filter.type = PD_FILTER_QHTLRU; /* qqhtd with --window: see the end */
 	c->filter.memory_bytes = DEFAULT_MEMORY;
 	c->filter.target_fpr = DEFAULT_FPR;
 	pd_key_config_init(&c->key, PD_KEY_PACKET);
@@ -230,6 +231,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 		r = 0;
 		switch (opt) {
 		case O_FILTER:
+			s.filter = a;
 			if (pd_filter_type_parse(a, &c->filter.type) != 0) {
 				char why[300];
 
@@ -360,6 +362,10 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			argv[optind]);
 		return -1;
 	}
+	/* the default filter: qhtlru (docs/filters.md, "Which filter"), which has no
+	 * window; with --window, qqhtd's windowed rows */
+	if (s.filter == NULL)
+		c->filter.type = c->filter.window != 0 ? PD_FILTER_QQHTD : PD_FILTER_QHTLRU;
 	if (check(c, &s) != 0)
 		return -1;
 	return pd_app_check_distinct(c);

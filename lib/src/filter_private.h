@@ -97,6 +97,10 @@ struct pd_filter *pd_timerbf_create(const struct pd_filter_params *p, struct pd_
 struct pd_filter *pd_exact_create(const struct pd_filter_params *p, struct pd_error *err);
 struct pd_filter *pd_qqhtdw_create(const struct pd_filter_params *p, struct pd_error *err);
 struct pd_filter *pd_qhtlru_create(const struct pd_filter_params *p, struct pd_error *err);
+/* qhtlru's rows, kept in LRU order (lru) or as FIFOs (qqhtd rows of a whole line: the
+ * same layout as qht.c's packed rows when 512 / (b*f) = 1, and SIMD lookups). */
+struct pd_filter *pd_qhtlru_create_rows(const struct pd_filter_params *p, bool lru,
+					struct pd_error *err);
 
 /* Windowed qqhtd: most buckets per row for fingerprint bits f (16 or 32; else 0). */
 unsigned pd_qqhtdw_max_b(unsigned f);
@@ -109,8 +113,9 @@ unsigned pd_qqhtdw_max_b(unsigned f);
 unsigned pd_window_shift(uint64_t window, unsigned bits);
 uint64_t pd_window_units(uint64_t window, unsigned shift);
 
-/* Words per qht row for (b, f): one cache line at most when <= 8 (qht.c). */
-unsigned pd_qht_row_words(unsigned b, unsigned f);
+/* Packed qht rows of b * f bits in a 64-byte line: floor(512 / (b*f)), 0 when b*f > 512
+ * (qht.c). */
+unsigned pd_qht_rows_per_line(unsigned b, unsigned f);
 
 /* Error helper: sets code and a printf-style message; returns -1. */
 int pd_err(struct pd_error *err, int code, const char *fmt, ...)

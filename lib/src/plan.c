@@ -175,22 +175,93 @@ static int qhtlru_plan(struct pd_filter_params *p, double target, struct pd_erro
 	return 0;
 }
 
-/* Most buckets per bit of footprint meeting the target; ties: fewer buckets (004 §4.5). */
-static void qht_choose(enum pd_filter_type type, double target, unsigned *bp, unsigned *fp)
+/* P(X >= b) for X ~ Poisson(lam): from the tail when it is small (no cancellation). */
+static double pois_tail(double lam, unsigned b)
 {
-	double best = -1.0;
+	double term, sum = 0.0;
+
+	if (b == 0)
+		return 1.0;
+	if (lam <= 0.0)
+		return 0.0;
+	if (lam >= b) {
+		term = exp(-lam);
+		for (unsigned j = 0; j < b; j++) {
+			sum += term;
+			term *= lam / (j + 1);
+		}
+		return sum >= 1.0 ? 0.0 : 1.0 - sum;
+	}
+	term = exp(-lam + b * log(lam) - lgamma(b + 1.0));
+	for (unsigned j = b; term > 1e-300 && term > sum * 1e-17; j++) {
+		sum += term;
+		term *= lam / (j + 1);
+	}
+	return sum;
+}
+
+/*
+ * Miss rates (docs/filters.md, "The planner's miss model"). A copy comes g keys after
+ * its original; the rows are n, so each of those keys lands in the original's row with
+ * probability 1/n: X ~ Poisson(lam), lam = g / n, of them do.
+ *   FIFO rows (qqhtd): every key pushes one fingerprint out: missed iff X >= b.
+ *   LRU rows (qhtlru): every other key touched moves above it (a hit moves its key to the
+ *     newest place, a miss inserts): missed iff X >= b, with g counting a key once.
+ *   Random replacement (qht, qhtd) in full rows (a long-running filter): a key that
+ *     inserts evicts the original with probability 1/b. qhtd inserts every key; qht only
+ *     a key it does not find: new keys, assumed half of the g, and keys seen before whose
+ *     fingerprint was evicted, about 1/b of the other half (the original's own insertion
+ *     evicted one of the row's b). Missed: 1 - exp(-lam * i / b) with i = 1 (qhtd) or
+ *     (1 + 1/b) / 2 (qht).
+ */
+double pd_qht_fnr(enum pd_filter_type type, unsigned b, double lam)
+{
+	if (type == PD_FILTER_QQHTD || type == PD_FILTER_QHTLRU)
+		return pois_tail(lam, b);
+	if (type == PD_FILTER_QHTD)
+		return -expm1(-lam / b);
+	return -expm1(-lam * (1.0 + 1.0 / b) / (2.0 * b));
+}
+
+/* Half the buckets of the densest packed shape meeting the target with qqhtd's FPR (the
+ * planner's gap when none is given, the same for every qht-family filter). */
+static uint64_t qht_default_gap(enum pd_filter_type type, double target, uint64_t lines)
+{
+	uint64_t most = 0;
+
+	for (unsigned b = 1; b <= 64; b++) {
+		unsigned f = qht_min_f(type, b, target);
+		uint64_t slots = f != 0 ? lines * pd_qht_rows_per_line(b, f) * b : 0;
+
+		most = slots > most ? slots : most;
+	}
+	return most / 2 > 0 ? most / 2 : 1;
+}
+
+/*
+ * The shape (b, f) for the qht family with both unset: for each b the smallest f meeting
+ * the target, then the b whose predicted miss rate at the gap is lowest (ties: more
+ * buckets per line).
+ */
+static void qht_choose(enum pd_filter_type type, double target, uint64_t lines, uint64_t gap,
+		       unsigned *bp, unsigned *fp)
+{
+	double best = 2.0;
+	unsigned best_slots = 0;
 
 	*bp = 1;
 	*fp = 32;
 	for (unsigned b = 1; b <= 64; b++) {
 		unsigned f = qht_min_f(type, b, target);
-		double density;
+		unsigned rpl = f != 0 ? pd_qht_rows_per_line(b, f) : 0;
+		double miss;
 
-		if (f == 0 || pd_qht_row_words(b, f) > 8)
+		if (rpl == 0)
 			continue;
-		density = (double)b / (pd_qht_row_words(b, f) * 64.0);
-		if (density > best) {
-			best = density;
+		miss = pd_qht_fnr(type, b, (double)gap / ((double)lines * rpl));
+		if (miss < best * (1.0 - 1e-9) || (miss <= best && rpl * b > best_slots)) {
+			best = miss;
+			best_slots = rpl * b;
 			*bp = b;
 			*fp = f;
 		}
@@ -248,8 +319,8 @@ static unsigned params_of(enum pd_filter_type t)
 	case PD_FILTER_RLBSBF: return P_K;
 	case PD_FILTER_QHT:
 	case PD_FILTER_QHTD:
-	case PD_FILTER_QHTLRU: return P_B | P_F;
-	case PD_FILTER_QQHTD: return P_B | P_F | P_WINDOW;
+	case PD_FILTER_QHTLRU: return P_B | P_F | P_EXPN;
+	case PD_FILTER_QQHTD: return P_B | P_F | P_EXPN | P_WINDOW;
 	case PD_FILTER_BLOOM: return P_K | P_EXPN;
 	case PD_FILTER_TIMERBF: return P_K | P_EXPN | P_WINDOW | P_EQT;
 	case PD_FILTER_FPBUFFERING: return P_Q;
@@ -288,6 +359,7 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 {
 	struct pd_filter_params p;
 	double target;
+	uint64_t gap, rows;
 
 	if (in == NULL || out == NULL)
 		return pd_err(err, PD_EINVAL, "params: NULL");
@@ -412,10 +484,16 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 			out->predicted_fpr = qht_fpr(p.type, p.qht_b, p.qht_f);
 			out->basis = "every bucket live: 1-(1-1/(2^f-1))^b, 004 §5";
 			out->remembers = p.memory_bytes / 64 * p.qht_b; /* one line a row */
+			out->assumed_gap = p.expected_n != 0 ? p.expected_n :
+				qht_default_gap(PD_FILTER_QQHTD, target, p.memory_bytes / 64);
+			out->predicted_fnr = pd_qht_fnr(p.type, p.qht_b, (double)out->assumed_gap /
+							(double)(p.memory_bytes / 64));
 			break;
 		}
+		gap = p.expected_n != 0 ? p.expected_n :
+					  qht_default_gap(PD_FILTER_QQHTD, target, p.memory_bytes / 64);
 		if (p.qht_b == 0 && p.qht_f == 0) {
-			qht_choose(p.type, target, &p.qht_b, &p.qht_f);
+			qht_choose(p.type, target, p.memory_bytes / 64, gap, &p.qht_b, &p.qht_f);
 		} else if (p.qht_f == 0) {
 			if (p.qht_b > 64)
 				return pd_err(err, PD_EINVAL, "qht_b: %u is out of range 1..64",
@@ -429,27 +507,25 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 					      p.qht_f);
 			p.qht_b = 1;
 			while (p.qht_b < 64 && qht_fpr(p.type, p.qht_b + 1, p.qht_f) <= target &&
-			       pd_qht_row_words(p.qht_b + 1, p.qht_f) <= 8)
+			       pd_qht_rows_per_line(p.qht_b + 1, p.qht_f) != 0)
 				p.qht_b++;
 		}
 		if (p.qht_b < 1 || p.qht_b > 64)
 			return pd_err(err, PD_EINVAL, "qht_b: %u is out of range 1..64", p.qht_b);
 		if (p.qht_f < 1 || p.qht_f > 32)
 			return pd_err(err, PD_EINVAL, "qht_f: %u is out of range 1..32", p.qht_f);
-		if (pd_qht_row_words(p.qht_b, p.qht_f) > 8)
+		if (pd_qht_rows_per_line(p.qht_b, p.qht_f) == 0)
 			return pd_err(err, PD_EINVAL,
 				      "qht_b, qht_f: a row of %u buckets of %u bits needs more than "
-				      "one 64-byte cache line (at most %u buckets of %u bits)",
-				      p.qht_b, p.qht_f, 8 * (64 / p.qht_f), p.qht_f);
-		if (p.memory_bytes < pd_qht_row_words(p.qht_b, p.qht_f) * 8ULL)
-			return pd_err(err, PD_EINVAL, "memory_bytes: %llu holds no row of %u bytes",
-				      (unsigned long long)p.memory_bytes,
-				      pd_qht_row_words(p.qht_b, p.qht_f) * 8);
+				      "one 64-byte cache line (b * f <= 512: at most %u buckets of %u "
+				      "bits)", p.qht_b, p.qht_f, 512 / p.qht_f, p.qht_f);
+		rows = p.memory_bytes / 64 * pd_qht_rows_per_line(p.qht_b, p.qht_f);
 		out->predicted_fpr = qht_fpr(p.type, p.qht_b, p.qht_f);
 		out->basis = p.type == PD_FILTER_QHT ? "asymptotic b/(2^f-1), 004 §4.3" :
 						       "asymptotic 1-(1-1/(2^f-1))^b, 004 §5";
-		out->remembers = p.memory_bytes / (pd_qht_row_words(p.qht_b, p.qht_f) * 8ULL) *
-				 p.qht_b;
+		out->remembers = rows * p.qht_b;
+		out->assumed_gap = gap;
+		out->predicted_fnr = pd_qht_fnr(p.type, p.qht_b, (double)gap / (double)rows);
 		break;
 	case PD_FILTER_BLOOM:
 	case PD_FILTER_TIMERBF: {
@@ -508,6 +584,10 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 		out->predicted_fpr = qht_fpr(PD_FILTER_QQHTD, p.qht_b, p.qht_f);
 		out->basis = "every lane live: 1-(1-1/(2^f-1))^b";
 		out->remembers = p.memory_bytes / 64 * p.qht_b;
+		out->assumed_gap = p.expected_n != 0 ? p.expected_n :
+			qht_default_gap(PD_FILTER_QQHTD, target, p.memory_bytes / 64);
+		out->predicted_fnr = pd_qht_fnr(p.type, p.qht_b, (double)out->assumed_gap /
+						(double)(p.memory_bytes / 64));
 		break;
 	default:
 		return pd_err(err, PD_EINVAL, "type: unknown filter type %d", (int)p.type);

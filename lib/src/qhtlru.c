@@ -46,6 +46,9 @@ struct qhtlru {
 	uint64_t fpmax;  /* 2^f - 1 */
 	unsigned b, f;
 	enum pd_qhtlru_variant variant;
+	/* all ones: a hit moves its lane (LRU); 0: it does not, every key pops lane 0 and
+	 * appends (qqhtd's FIFO, for its rows of a whole line: qht.c) */
+	uint64_t movable;
 	int (*find)(const struct qhtlru *q, const uint64_t *row, uint64_t fp);
 	/* a burst's second pass: every key's step (find, then move) in key order, with
 	 * the step inlined into each variant's loop (a call per key cost more than the
@@ -98,7 +101,7 @@ static inline int ql_step_scalar(const struct qhtlru *q, uint64_t *row, uint64_t
 {
 	int j = ql_find_scalar(q, row, fp);
 
-	ql_move(q, row, j >= 0 ? (unsigned)j : 0, fp);
+	ql_move(q, row, j >= 0 ? (unsigned)j & (unsigned)q->movable : 0, fp);
 	return j >= 0;
 }
 
@@ -194,7 +197,7 @@ __attribute__((target("avx2"))) static inline int ql_step_avx2(const struct qhtl
 {
 	int j = ql_find_avx2(q, row, fp);
 
-	ql_move(q, row, j >= 0 ? (unsigned)j : 0, fp);
+	ql_move(q, row, j >= 0 ? (unsigned)j & (unsigned)q->movable : 0, fp);
 	return j >= 0;
 }
 
@@ -209,7 +212,7 @@ QL_AVX512 int ql_step_avx512(const struct qhtlru *q, const struct ql_regs512 *k,
 	const __m512i r = _mm512_loadu_si512((const void *)row);
 	const __m512i fpv = _mm512_set1_epi64((long long)fp);
 	const uint64_t hits = ql_hits_avx512(q, k, groups, r, fpv);
-	const unsigned j = hits != 0 ? (unsigned)__builtin_ctzll(hits) : 0;
+	const unsigned j = (hits & q->movable) != 0 ? (unsigned)__builtin_ctzll(hits) : 0;
 	const __m512i next = _mm512_alignr_epi64(_mm512_setzero_si512(), r, 1); /* r[w + 1] */
 	const __m512i down = _mm512_or_si512(_mm512_srl_epi64(r, _mm_cvtsi32_si128((int)q->f)),
 					     _mm512_sll_epi64(next,
@@ -486,6 +489,12 @@ static const struct pd_filter_ops ql_ops = {
 
 struct pd_filter *pd_qhtlru_create(const struct pd_filter_params *p, struct pd_error *err)
 {
+	return pd_qhtlru_create_rows(p, true, err);
+}
+
+struct pd_filter *pd_qhtlru_create_rows(const struct pd_filter_params *p, bool lru,
+					struct pd_error *err)
+{
 	struct qhtlru *q = aligned_alloc(PD_CACHE_LINE,
 					 (sizeof(*q) + PD_CACHE_LINE - 1) & ~(size_t)(PD_CACHE_LINE - 1));
 
@@ -495,6 +504,7 @@ struct pd_filter *pd_qhtlru_create(const struct pd_filter_params *p, struct pd_e
 	}
 	memset(q, 0, sizeof(*q));
 	q->base.ops = &ql_ops;
+	q->movable = lru ? ~0ULL : 0;
 	q->b = p->qht_b;
 	q->f = p->qht_f;
 	q->fpmax = (1ULL << q->f) - 1;

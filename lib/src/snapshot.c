@@ -5,7 +5,7 @@
  * A state image is a 256-byte header and a body:
  *
  *     0    8   magic "PDFSTATE"
- *     8    4   image version (1)
+ *     8    4   image version (2)
  *     12   4   filter type
  *     16   112 the resolved parameters, 14 x 8 bytes (doubles as their bits)
  *     128  24  keys, duplicates, clock
@@ -44,7 +44,7 @@
 #endif
 
 #define IMG_HEADER 256
-#define IMG_VERSION 1
+#define IMG_VERSION 2 /* 2: qht, qhtd, qqhtd rows packed (1: one or more words each) */
 #define IMG_FIXED 0
 #define IMG_VARIABLE 1
 #define FILE_MAGIC "PKTDSNAP"

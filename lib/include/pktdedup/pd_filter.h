@@ -134,7 +134,8 @@ struct pd_filter_params {
 	uint64_t seed;
 	/** Target false-positive rate for the planner; 0 means PD_DEFAULT_TARGET_FPR. */
 	double target_fpr;
-	/** Expected number of distinct keys (bloom, timerbf: sizes k); 0 if unknown. */
+	/** Expected number of distinct keys (bloom, timerbf: sizes k; qht family: the gap in
+	 * keys between a key and its copy the planner minimises misses at); 0 if unknown. */
 	uint64_t expected_n;
 
 	/** sbf: K cells probed; bloom/timerbf: k hashes; rsbf/bsbf/bsbfsd/rlbsbf: k arrays. */

@@ -12,7 +12,7 @@
  * | bsbf              | k = 2 (000 §6)                                                   | (1/2)^k, saturated load 1/2         |
  * | bsbfsd            | k = 2                                                            | (k/(k+1))^k, saturated load k/(k+1) |
  * | rlbsbf            | k = 2                                                            | x^k, x^2 = 1 - x (x = 0.618)        |
- * | qht               | b, f with b/(2^f-1) <= target, most buckets per bit of state      | b/(2^f-1) (004 §4.3)                |
+ * | qht               | b, f with b/(2^f-1) <= target, lowest predicted FNR (pd_qht_fnr)  | b/(2^f-1) (004 §4.3)                |
  * | qhtd, qqhtd       | as qht with 1-(1-1/(2^f-1))^b <= target                           | 1-(1-1/(2^f-1))^b (004 §5)          |
  * | bloom, timerbf    | k = round(m/n ln 2) for n = expected_n, else k = ceil(log2 1/p)   | (1-e^(-kn/m))^k at n (or capacity)  |
  * | lru               | B = M / 64 bits                                                   | 0                                   |
@@ -48,6 +48,14 @@ struct pd_plan {
 	 * rlbsbf: s bits per array; bsbfsd: k * s). 0: unbounded (exact).
 	 */
 	uint64_t remembers;
+	/**
+	 * qht family: the gap the miss rate is predicted at, in keys between a key and its
+	 * copy (expected_n when given, else half the buckets of the densest shape meeting
+	 * the target), and the predicted share of copies at that gap let through
+	 * (docs/filters.md, "The planner's miss model"); 0 for the other filters.
+	 */
+	uint64_t assumed_gap;
+	double predicted_fnr;
 };
 
 /**
@@ -56,6 +64,14 @@ struct pd_plan {
  * @return 0, or -1 with *err naming the field at fault.
  */
 int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_error *err);
+
+/**
+ * Predicted miss rate of a qht-family filter for a copy that comes gap keys after its
+ * original, lam = gap / rows: FIFO and LRU rows (qqhtd, qhtlru) P(Poisson(lam) >= b);
+ * random replacement in full rows 1 - exp(-lam / b) (qhtd) and
+ * 1 - exp(-lam (1 + 1/b) / (2b)) (qht: half the keys new). docs/filters.md derives them.
+ */
+double pd_qht_fnr(enum pd_filter_type type, unsigned b, double lam);
 
 /** SBF stable-point FP rate, 001 eq. 8: (1 - (1/(1 + 1/(P(1/K - 1/m))))^Max)^K. */
 double pd_sbf_fps(double max, double k, double p, double m);
