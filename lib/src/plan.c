@@ -225,12 +225,12 @@ double pd_qht_fnr(enum pd_filter_type type, unsigned b, double lam)
 
 /* Half the buckets of the densest packed shape meeting the target with qqhtd's FPR (the
  * planner's gap when none is given, the same for every qht-family filter). */
-static uint64_t qht_default_gap(enum pd_filter_type type, double target, uint64_t lines)
+static uint64_t qht_default_gap(double target, uint64_t lines)
 {
 	uint64_t most = 0;
 
 	for (unsigned b = 1; b <= 64; b++) {
-		unsigned f = qht_min_f(type, b, target);
+		unsigned f = qht_min_f(PD_FILTER_QQHTD, b, target);
 		uint64_t slots = f != 0 ? lines * pd_qht_rows_per_line(b, f) * b : 0;
 
 		most = slots > most ? slots : most;
@@ -485,13 +485,13 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 			out->basis = "every bucket live: 1-(1-1/(2^f-1))^b, 004 §5";
 			out->remembers = p.memory_bytes / 64 * p.qht_b; /* one line a row */
 			out->assumed_gap = p.expected_n != 0 ? p.expected_n :
-				qht_default_gap(PD_FILTER_QQHTD, target, p.memory_bytes / 64);
+				qht_default_gap(target, p.memory_bytes / 64);
 			out->predicted_fnr = pd_qht_fnr(p.type, p.qht_b, (double)out->assumed_gap /
 							(double)(p.memory_bytes / 64));
 			break;
 		}
 		gap = p.expected_n != 0 ? p.expected_n :
-					  qht_default_gap(PD_FILTER_QQHTD, target, p.memory_bytes / 64);
+					  qht_default_gap(target, p.memory_bytes / 64);
 		if (p.qht_b == 0 && p.qht_f == 0) {
 			qht_choose(p.type, target, p.memory_bytes / 64, gap, &p.qht_b, &p.qht_f);
 		} else if (p.qht_f == 0) {
@@ -585,7 +585,7 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 		out->basis = "every lane live: 1-(1-1/(2^f-1))^b";
 		out->remembers = p.memory_bytes / 64 * p.qht_b;
 		out->assumed_gap = p.expected_n != 0 ? p.expected_n :
-			qht_default_gap(PD_FILTER_QQHTD, target, p.memory_bytes / 64);
+			qht_default_gap(target, p.memory_bytes / 64);
 		out->predicted_fnr = pd_qht_fnr(p.type, p.qht_b, (double)out->assumed_gap /
 						(double)(p.memory_bytes / 64));
 		break;
