@@ -74,12 +74,28 @@ print("ok: plan said: qhtlru b=%d f=%d, predicted FPR %.3g, remembers %d keys" %
       (b, f, p["predicted_fpr"], p["remembers"]))
 PY
 
-# with --window and no --filter: qqhtd, whose rows keep ages (qhtlru has no window)
-"$bin" --pcap-in "$tmp/tcp.pcap" --window 1ms --stats-json "$tmp/win.json" >/dev/null 2>&1 ||
-	fail "--window without --filter: status $?"
-python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["plan"]["filter"] != "qqhtd")' \
-	"$tmp/win.json" || fail "--window without --filter: not qqhtd"
-echo "ok: --window without --filter plans qqhtd"
+# with --window and no --filter: qhtlru's windowed rows, planned for a gap of one window
+# at 14.88 Mpps (1 ms: 14,880 keys). At 64 MiB (1,048,576 rows, 0.014 keys a row) rows
+# never overflow, and the window's edge decides: 7 lanes of 27 bits with 37-bit ages,
+# exact to the ns (14 lanes of 24 bits would keep 8-bit ages). At 1 MiB and 10 ms
+# (148,809 keys over 16,384 rows: 9.1 a row) overflow dominates: 14 lanes of 24 bits
+# (1-(1-1/(2^24-1))^14 = 8.3e-7 <= 1e-6; 23 bits would give 1.7e-6).
+for run in "--window 1ms:7:27:14880" "--window 10ms --memory 1M:14:24:148809"; do
+	IFS=: read -r opts b f gap <<<"$run"
+	# shellcheck disable=SC2086
+	"$bin" --pcap-in "$tmp/tcp.pcap" $opts --stats-json "$tmp/win.json" >"$tmp/win.out" 2>&1 ||
+		fail "$opts without --filter: status $?"
+	python3 - "$tmp/win.json" "$b" "$f" "$gap" <<'PY' || fail "$opts: not windowed qhtlru b=$b f=$f"
+import json, sys
+p = json.load(open(sys.argv[1]))["plan"]
+b, f, gap = map(int, sys.argv[2:])
+assert p["filter"] == "qhtlru" and (p["qht_b"], p["qht_f"]) == (b, f), p
+assert p["assumed_gap"] == gap, p
+PY
+	grep -q "after its original is missed with predicted probability .* (assumed: one --window at 14.88 Mpps" "$tmp/win.out" ||
+		fail "$opts: the plan line does not say the gap came from the window"
+	echo "ok: $opts without --filter plans windowed qhtlru b=$b f=$f for a gap of $gap keys"
+done
 
 # a filter that cannot keep the budget: refused, unless --fpr accepts its rate
 rc=0

@@ -207,6 +207,137 @@ static void test_qht_model(void **state)
 }
 
 /*
+ * Windowed rows (qqhtdw.c; windowed QQHTD and windowed qhtlru), as plain arrays of
+ * (fingerprint, time) with times in whole units, none of the library's packing. Row =
+ * mulhi(h, rows), rows = memory / 64; fp = 1 + mulhi(hash2(h), 2^f - 1). An entry has
+ * A = 32 - f (f <= 26) or 64 - f age bits; units are 2^s ns with s the smallest shift
+ * with (W >> s) < 2^(A-1), and a gap of W_units = W (s = 0) or (W >> s) - 1 units is the
+ * widest that matches. An entry is stale once the row's newest time is 2^A - 1 units or
+ * more past it (its age saturated). A key at time t (units) is DUPLICATE iff an entry
+ * with its fp is not stale and t - time <= W_units (a newer entry counts). Then (seen:
+ * always; delivered: when DISTINCT) FIFO rows drop the oldest entry and append (fp, t);
+ * LRU rows take out the key's own entry, or the oldest when there is none, and append
+ * (fp, max(t, that entry's time)). The row's newest time is the largest appended.
+ */
+struct wentry {
+	uint64_t fp;
+	int64_t t;
+};
+
+static void rowage_model(enum pd_filter_type type, unsigned b, unsigned fb, uint64_t W,
+			 enum pd_window_mode mode, uint64_t jitter, unsigned chunk, bool far)
+{
+	const size_t n = 30000;
+	const uint64_t memory = 4096, rows = memory / 64, fpmax = (1ULL << fb) - 1;
+	const uint64_t seed = 0x5eed + b * 131 + fb * 7 + W;
+	const unsigned abits = (fb <= 26 ? 32 : 64) - fb;
+	const bool lru = type == PD_FILTER_QHTLRU;
+	unsigned s = 0;
+	uint64_t wu, amax = abits >= 64 ? UINT64_MAX : (1ULL << abits) - 1, r = seed;
+	struct wentry *row = calloc(rows * b, sizeof(*row));
+	int64_t *rtime = calloc(rows, sizeof(*rtime));
+	uint64_t *k = tu_keys(n, rows * b * 2, seed), *ts = malloc(n * sizeof(*ts));
+	uint64_t *h = malloc(n * sizeof(*h)), *d = malloc(n * sizeof(*d));
+	uint8_t *v = malloc(n);
+	size_t dups = 0;
+	struct pd_filter *f = tu_create((struct pd_filter_params){
+		.type = type, .memory_bytes = memory, .seed = seed, .qht_b = b, .qht_f = fb,
+		.window = W, .window_mode = mode});
+
+	assert_true(row && rtime && ts && h && d && v);
+	while ((W >> s) >= (1ULL << (abits - 1)))
+		s++;
+	wu = s == 0 ? W : (W >> s) - 1;
+	/* keys W / (rows b) + 1 ns apart, a copy about 2 rows b keys after its original:
+	 * gaps around 2 W, so some copies fall within W and some beyond; jitter reorders */
+	for (size_t i = 0; i < n; i++)
+		ts[i] = (1ULL << 40) + i * (W / (rows * b) + 1) + (jitter ? tu_splitmix(&r) % jitter : 0);
+	if (far)
+		f->far_bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		h[i] = key_hash(k[i], seed);
+	for (size_t i = 0; i < n; i += chunk)
+		pd_filter_burst_hashed_delay(f, h + i, ts + i, v + i, d + i,
+					     n - i < chunk ? n - i : chunk);
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t ri = pd_range(h[i], rows), fp = 1 + pd_range(pd_hash2(h[i]), fpmax);
+		const int64_t t = (int64_t)(ts[i] >> s);
+		struct wentry *e = &row[ri * b];
+		unsigned at = b, out = 0;
+		int64_t best = INT64_MIN;
+		uint8_t dup;
+		uint64_t delay;
+
+		for (unsigned j = 0; j < b; j++) {
+			const bool live = e[j].fp != 0 && (uint64_t)(rtime[ri] - e[j].t) < amax;
+
+			if (e[j].fp == fp)
+				at = j;
+			if (live && e[j].fp == fp && (t <= e[j].t || (uint64_t)(t - e[j].t) <= wu))
+				best = e[j].t > best ? e[j].t : best;
+		}
+		dup = best != INT64_MIN;
+		delay = !dup ? PD_DELAY_NONE : t > best ? (uint64_t)(t - best) << s : 0;
+		if (v[i] != dup || d[i] != delay)
+			fail_msg("%s b %u f %u W %llu %s jitter %llu chunk %u far %d: key %zu is "
+				 "%s (delay %llu), the model says %s (%llu)",
+				 pd_filter_type_name(type), b, fb, (unsigned long long)W,
+				 mode ? "delivered" : "seen", (unsigned long long)jitter, chunk, far,
+				 i, v[i] ? "DUPLICATE" : "DISTINCT", (unsigned long long)d[i],
+				 dup ? "DUPLICATE" : "DISTINCT", (unsigned long long)delay);
+		dups += dup;
+		if (mode == PD_WINDOW_DELIVERED && dup)
+			continue;
+		if (lru && at < b)
+			out = at;
+		struct wentry add = {fp, lru && at < b && e[at].t > t ? e[at].t : t};
+
+		for (unsigned j = out; j + 1 < b; j++)
+			e[j] = e[j + 1];
+		e[b - 1] = add;
+		rtime[ri] = t > rtime[ri] ? t : rtime[ri];
+	}
+	if (dups < n / 50 || dups > n - n / 50)
+		fail_msg("%s b %u f %u W %llu: %zu of %zu DUPLICATE", pd_filter_type_name(type), b,
+			 fb, (unsigned long long)W, dups, n);
+	pd_filter_destroy(f);
+	free(row);
+	free(rtime);
+	free(k);
+	free(ts);
+	free(h);
+	free(d);
+	free(v);
+}
+
+/* Both row kinds, both modes, windows kept in whole ns and in coarse units, times in
+ * order and out of order by up to three windows (ages saturate), 4- and 8-byte entries,
+ * bursts of 1 to the whole stream and both prefetches. */
+static void test_rowage_model(void **state)
+{
+	static const struct {
+		enum pd_filter_type type;
+		unsigned b, f;
+	} shape[] = {
+		{PD_FILTER_QHTLRU, 14, 24}, {PD_FILTER_QHTLRU, 14, 12}, {PD_FILTER_QHTLRU, 7, 32},
+		{PD_FILTER_QHTLRU, 5, 27},  {PD_FILTER_QHTLRU, 1, 20},  {PD_FILTER_QHTLRU, 9, 26},
+		{PD_FILTER_QQHTD, 14, 16},  {PD_FILTER_QQHTD, 7, 32},   {PD_FILTER_QQHTD, 3, 16},
+	};
+	static const uint64_t window[] = {100, 1000000};
+	static const unsigned chunk[] = {1, 7, 150, 30000};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(shape) / sizeof(shape[0]); i++)
+		for (size_t w = 0; w < 2; w++)
+			for (unsigned m = 0; m < 2; m++)
+				for (unsigned j = 0; j < 3; j++)
+					rowage_model(shape[i].type, shape[i].b, shape[i].f,
+						     window[w], (enum pd_window_mode)m,
+						     window[w] * (j == 0 ? 0 : j == 1 ? 1 : 6) / 2,
+						     chunk[(i + w + m + j) % 4], (i + j) % 2);
+}
+
+/*
  * Every filter (and the windowed qqhtd): the prefetch used for state larger than twice
  * the L2 cache (into L2, further ahead), forced here on a small table, gives the verdicts
  * of the one used for small state, in bursts of 1 to 150 keys with pd_filter_prefetch()
@@ -266,6 +397,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sbf_model),
 		cmocka_unit_test(test_qht_model),
+		cmocka_unit_test(test_rowage_model),
 		cmocka_unit_test(test_far_same_verdicts),
 	};
 

@@ -48,6 +48,8 @@ static unsigned variants(struct variant *v)
 	v[n++] = (struct variant){PD_FILTER_QQHTD, 700, PD_WINDOW_SEEN};
 	v[n++] = (struct variant){PD_FILTER_QQHTD, 700, PD_WINDOW_DELIVERED};
 	v[n++] = (struct variant){PD_FILTER_TIMERBF, 3000, PD_WINDOW_DELIVERED};
+	v[n++] = (struct variant){PD_FILTER_QHTLRU, 700, PD_WINDOW_SEEN};
+	v[n++] = (struct variant){PD_FILTER_QHTLRU, 700, PD_WINDOW_DELIVERED};
 	return n;
 }
 
@@ -78,7 +80,7 @@ static void assert_same_stats(struct pd_filter *a, struct pd_filter *b)
 /* Every filter: save after half, load into a new filter, second half == uninterrupted. */
 static void test_roundtrip(void **state)
 {
-	struct variant v[PD_FILTER_COUNT + 5];
+	struct variant v[PD_FILTER_COUNT + 7];
 	unsigned nv = variants(v);
 	uint64_t *k = tu_keys(N, 6000, 3);
 	uint8_t *a = malloc(N), *b = malloc(N);

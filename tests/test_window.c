@@ -107,18 +107,112 @@ static void test_qqhtdw_edges(void **state)
 		p.type = PD_FILTER_QHT;
 		assert_null(pd_filter_create(&p, &err));
 		assert_int_equal(err.code, PD_ENOTSUP);
-		assert_non_null(strstr(err.msg, "qqhtd, timerbf, exact"));
+		assert_non_null(strstr(err.msg, "qqhtd, qhtlru, timerbf, exact"));
+	}
+}
+
+/*
+ * Windowed qhtlru's plan: the most lanes meeting the budget, with the smallest f (the
+ * ages keep the most bits); given shapes checked against a windowed row; the edges of
+ * the window by hand at the planner's coarse resolution (f = 24, 8-bit ages).
+ */
+static void test_qhtlruw_plan(void **state)
+{
+	struct pd_plan plan;
+	struct pd_error err;
+	struct pd_filter_params p = {.type = PD_FILTER_QHTLRU, .memory_bytes = 1 << 20,
+				     .target_fpr = 1e-6, .window = 1000000};
+	struct pd_filter *f;
+
+	(void)state;
+	assert_int_equal(pd_plan(&p, &plan, &err), 0);
+	/* 14 lanes of 24 bits: 1-(1-1/(2^24-1))^14 = 8.3e-7; of 23 bits 1.7e-6 */
+	assert_int_equal(plan.params.qht_b, 14);
+	assert_int_equal(plan.params.qht_f, 24);
+	assert_true(plan.predicted_fpr > 8.2e-7 && plan.predicted_fpr < 8.4e-7);
+	p.target_fpr = 1e-8; /* 26 bits: 14 lanes give 2.1e-7; 7 lanes of 30 bits 6.5e-9 */
+	assert_int_equal(pd_plan(&p, &plan, &err), 0);
+	assert_int_equal(plan.params.qht_b, 7);
+	assert_int_equal(plan.params.qht_f, 30);
+	p.target_fpr = 1e-6;
+	p.qht_b = 10; /* the smallest f meeting the budget: 24 */
+	assert_int_equal(pd_plan(&p, &plan, &err), 0);
+	assert_int_equal(plan.params.qht_f, 24);
+	p.qht_b = 14;
+	p.qht_f = 27; /* 8-byte entries hold 7 */
+	assert_int_equal(pd_plan(&p, &plan, &err), -1);
+	assert_non_null(strstr(err.msg, "windowed 64-byte row"));
+	p.qht_b = 0;
+	assert_int_equal(pd_plan(&p, &plan, &err), 0);
+	assert_int_equal(plan.params.qht_b, 7);
+	p.qht_b = 20;
+	p.qht_f = 0; /* wider than any windowed row */
+	assert_int_equal(pd_plan(&p, &plan, &err), -1);
+
+	/* W = 1000 ns at f = 24: units of 2^3 ns, W_units = 124 (992 ns) */
+	p = (struct pd_filter_params){.type = PD_FILTER_QHTLRU, .memory_bytes = 1 << 16,
+				      .seed = 5, .window = 1000, .target_fpr = 1e-6};
+	f = tu_create(p);
+	assert_int_equal(pd_filter_params(f)->qht_f, 24);
+	assert_int_equal(tu_one(f, 1, 80000), PD_DISTINCT);
+	assert_int_equal(tu_one(f, 1, 80000 + 992), PD_DUPLICATE); /* 124 units */
+	assert_int_equal(tu_one(f, 1, 80000 + 992 + 1000), PD_DISTINCT); /* 125 units */
+	assert_int_equal(tu_one(f, 1, 81000), PD_DUPLICATE); /* older than the newest copy */
+	assert_int_equal(tu_one(f, 1, 81992 + 992), PD_DUPLICATE); /* the window still runs
+								      * from the newest copy */
+	pd_filter_destroy(f);
+	p.window_mode = PD_WINDOW_DELIVERED;
+	f = tu_create(p);
+	assert_int_equal(tu_one(f, 7, 0), PD_DISTINCT);
+	assert_int_equal(tu_one(f, 7, 600), PD_DUPLICATE);
+	assert_int_equal(tu_one(f, 7, 992), PD_DUPLICATE);
+	assert_int_equal(tu_one(f, 7, 1000), PD_DISTINCT); /* 125 units after the delivered one */
+	assert_int_equal(tu_one(f, 7, 1600), PD_DUPLICATE);
+	pd_filter_destroy(f);
+}
+
+/*
+ * Saturated ages in one row (64 bytes of memory): a copy whose original was pushed past
+ * the ages' reach (2^A - 1 units) by a newer key never matches, however the row ages
+ * after that (an age that wrapped around instead would make it young again).
+ */
+static void test_rowage_saturation(void **state)
+{
+	static const struct {
+		enum pd_filter_type type;
+		unsigned b, f;
+	} c[] = {{PD_FILTER_QHTLRU, 14, 24}, {PD_FILTER_QHTLRU, 14, 1}, {PD_FILTER_QHTLRU, 7, 30},
+		 {PD_FILTER_QQHTD, 14, 16},  {PD_FILTER_QQHTD, 7, 32}};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const unsigned abits = (c[i].f <= 26 ? 32 : 64) - c[i].f;
+		const uint64_t amax = (1ULL << abits) - 1, t0 = 1000;
+		struct pd_filter *f = tu_create((struct pd_filter_params){
+			.type = c[i].type, .memory_bytes = 64, .seed = 9, .qht_b = c[i].b,
+			.qht_f = c[i].f, .window = 100, .target_fpr = 0.99});
+
+		assert_int_equal(tu_one(f, 1, t0), PD_DISTINCT);
+		assert_int_equal(tu_one(f, 1, t0 + 60), PD_DUPLICATE);
+		/* key 1's entries saturate; then the row ages by 10 and 10 */
+		assert_int_equal(tu_one(f, 2, t0 + 60 + amax), PD_DISTINCT);
+		if (c[i].f > 1) { /* f = 1: every key has fingerprint 1 */
+			assert_int_equal(tu_one(f, 3, t0 + 70 + amax), PD_DISTINCT);
+			assert_int_equal(tu_one(f, 1, t0 + 80 + amax), PD_DISTINCT);
+			assert_int_equal(tu_one(f, 1, t0 + 90 + amax), PD_DUPLICATE);
+		}
+		pd_filter_destroy(f);
 	}
 }
 
 /*
  * With rows far from full (no copy pushed out within W) and whole-nanosecond resolution,
- * windowed qqhtd gives the oracle's verdicts and delays, in both modes, for a stream with
+ * windowed qqhtd and windowed qhtlru give the oracle's verdicts and delays, in both modes, for a stream with
  * timestamps out of order (by up to 300 us for f = 32, 40 us for f = 16: within the
  * 16-bit ages' reach). So does exact. Fingerprint collisions: with f = 32 about 1e-3
  * expected over the run; with f = 16 about 0.2 (tolerated: <= 3).
  */
-static void test_qqhtdw_vs_oracle(void **state)
+static void test_rowage_vs_oracle(void **state)
 {
 	const size_t n = 400000;
 	uint64_t *k = tu_keys(n, 50000, 5);
@@ -127,20 +221,25 @@ static void test_qqhtdw_vs_oracle(void **state)
 	uint8_t *v = malloc(n), *t = malloc(n);
 	uint64_t seed = 9;
 	const struct {
+		enum pd_filter_type type;
 		unsigned f;
 		uint64_t w;
 		enum pd_window_mode mode;
 		unsigned tolerated;
 		uint64_t jitter;
-	} c[] = {{32, 1000000, PD_WINDOW_SEEN, 0, 300000},
-		 {32, 1000000, PD_WINDOW_DELIVERED, 0, 300000},
-		 {16, 20000, PD_WINDOW_SEEN, 3, 40000},
-		 {16, 20000, PD_WINDOW_DELIVERED, 3, 40000}};
+	} c[] = {{PD_FILTER_QQHTD, 32, 1000000, PD_WINDOW_SEEN, 0, 300000},
+		 {PD_FILTER_QQHTD, 32, 1000000, PD_WINDOW_DELIVERED, 0, 300000},
+		 {PD_FILTER_QQHTD, 16, 20000, PD_WINDOW_SEEN, 3, 40000},
+		 {PD_FILTER_QQHTD, 16, 20000, PD_WINDOW_DELIVERED, 3, 40000},
+		 {PD_FILTER_QHTLRU, 32, 1000000, PD_WINDOW_SEEN, 0, 300000},
+		 {PD_FILTER_QHTLRU, 32, 1000000, PD_WINDOW_DELIVERED, 0, 300000},
+		 {PD_FILTER_QHTLRU, 16, 20000, PD_WINDOW_SEEN, 3, 40000},
+		 {PD_FILTER_QHTLRU, 16, 20000, PD_WINDOW_DELIVERED, 3, 40000}};
 
 	(void)state;
 	for (unsigned ci = 0; ci < sizeof(c) / sizeof(c[0]); ci++) {
 		struct pd_filter_params p = qw(64 << 20, 0, c[ci].f, c[ci].w, c[ci].mode);
-		struct pd_filter *f = tu_create(p);
+		struct pd_filter *f = (p.type = c[ci].type, tu_create(p));
 		struct pd_filter *e = tu_create((struct pd_filter_params){
 			.type = PD_FILTER_EXACT, .seed = 3, .window = c[ci].w,
 			.window_mode = c[ci].mode});
@@ -174,7 +273,7 @@ static void test_qqhtdw_vs_oracle(void **state)
 			}
 			assert_int_equal(d[i], td[i]);
 		}
-		printf("qqhtd f=%u W=%llu %s: %zu collisions\n", c[ci].f,
+		printf("%s f=%u W=%llu %s: %zu collisions\n", pd_filter_type_name(c[ci].type), c[ci].f,
 		       (unsigned long long)c[ci].w, c[ci].mode ? "delivered" : "seen", diff);
 		assert_true(diff <= c[ci].tolerated);
 		pd_filter_destroy(f);
@@ -189,8 +288,9 @@ static void test_qqhtdw_vs_oracle(void **state)
 }
 
 /*
- * Coarse resolution (f = 16, W = 1 s: units of 2^15 ns): no match is ever older than W,
- * and every copy within W - 2^16 ns is found. Timerbf (units of 2^10 ns) likewise, with
+ * Coarse resolution (W = 1 s; qqhtd f = 16: units of 2^15 ns; qhtlru f = 24, 8-bit ages:
+ * units of 2^23 ns): no match is ever older than W, and every copy within W - 2 units is
+ * found. Timerbf (units of 2^10 ns) likewise, with
  * its false positives checked against the oracle with an infinite window (a Bloom false
  * positive is another key, not an old copy of this one... so only on keys never seen).
  */
@@ -203,7 +303,10 @@ static void test_window_bound(void **state)
 	uint64_t *d = malloc(n * sizeof(*d)), *h = malloc(n * sizeof(*h));
 	uint8_t *v = malloc(n), *t = malloc(n), *near = malloc(n);
 	uint64_t seed = 3, now = 5000000000ULL;
-	struct pd_filter *f = tu_create(qw(64 << 20, 0, 16, W, PD_WINDOW_SEEN));
+	const struct {
+		enum pd_filter_type type;
+		unsigned f, shift;
+	} c[] = {{PD_FILTER_QQHTD, 16, 15}, {PD_FILTER_QHTLRU, 24, 23}};
 
 	(void)state;
 	for (size_t i = 0; i < n; i++) { /* gaps 0..20 us: copies span 0..~3 W */
@@ -211,28 +314,34 @@ static void test_window_bound(void **state)
 		ts[i] = now;
 	}
 	window_truth(k, ts, n, W, PD_WINDOW_SEEN, t, NULL);
-	window_truth(k, ts, n, W - (2ULL << 15), PD_WINDOW_SEEN, near, NULL);
-	for (size_t i = 0; i < n; i++)
-		h[i] = pd_filter_hash(f, &k[i], 8);
-	pd_filter_burst_hashed_delay(f, h, ts, v, d, n);
-	{
+	for (size_t ci = 0; ci < 2; ci++) {
+		struct pd_filter_params p = qw(64 << 20, 0, c[ci].f, W, PD_WINDOW_SEEN);
+		struct pd_filter *f;
 		size_t dups = 0, edge = 0;
 
+		p.type = c[ci].type;
+		f = tu_create(p);
+		window_truth(k, ts, n, W - (2ULL << c[ci].shift), PD_WINDOW_SEEN, near, NULL);
+		for (size_t i = 0; i < n; i++)
+			h[i] = pd_filter_hash(f, &k[i], 8);
+		pd_filter_burst_hashed_delay(f, h, ts, v, d, n);
 		for (size_t i = 0; i < n; i++) {
 			dups += v[i];
 			if (v[i])
 				assert_true(d[i] <= W);
 			if (v[i] && !t[i])
-				fail_msg("key %zu matched a copy older than W", i);
+				fail_msg("%s: key %zu matched a copy older than W",
+					 pd_filter_type_name(c[ci].type), i);
 			if (near[i] && !v[i])
-				fail_msg("key %zu missed a copy within W - 2 units", i);
+				fail_msg("%s: key %zu missed a copy within W - 2 units",
+					 pd_filter_type_name(c[ci].type), i);
 			edge += t[i] && !v[i];
 		}
-		printf("qqhtd W=1s: %zu duplicates, %zu copies missed in the last 2 units\n", dups,
-		       edge);
+		printf("%s W=1s: %zu duplicates, %zu copies missed in the last 2 units\n",
+		       pd_filter_type_name(c[ci].type), dups, edge);
 		assert_true(dups > n / 4); /* the stream does repeat within W */
+		pd_filter_destroy(f);
 	}
-	pd_filter_destroy(f);
 
 	for (unsigned m = 0; m < 2; m++) {
 		struct pd_filter *tb = tu_create((struct pd_filter_params){
@@ -406,7 +515,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_qqhtdw_edges),
-		cmocka_unit_test(test_qqhtdw_vs_oracle),
+		cmocka_unit_test(test_rowage_vs_oracle),
+		cmocka_unit_test(test_qhtlruw_plan),
+		cmocka_unit_test(test_rowage_saturation),
 		cmocka_unit_test(test_window_bound),
 		cmocka_unit_test(test_qqhtdw_formulas),
 		cmocka_unit_test(test_delay_api),

@@ -275,6 +275,11 @@ static struct pd_filter_params params_for(const struct opts *o, enum pd_filter_t
 			p.window = 0;
 	}
 	p.window_mode = o->truth_mode;
+	/* windowed rows: a copy counts only within W keys (time is one unit a key here), so W
+	 * is the gap the planner weighs unless --expected-n says otherwise (docs/eval.md) */
+	if (p.window != 0 && p.expected_n == 0 &&
+	    (t == PD_FILTER_QHTLRU || t == PD_FILTER_QQHTD))
+		p.expected_n = p.window;
 	return p;
 }
 

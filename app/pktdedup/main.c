@@ -253,6 +253,8 @@ static void print_plan(FILE *out)
 		fprintf(out, "pktdedup: plan: a copy %" PRIu64 " distinct keys after its original"
 			" is missed with predicted probability %.3g (%s; docs/filters.md)\n",
 			p->assumed_gap, p->predicted_fnr,
+			pd_app.cfg.gap_from_window ? "assumed: one --window at 14.88 Mpps, 10GbE line "
+						     "rate, set --expected-n" :
 			p->params.expected_n != 0 ? "--expected-n" :
 			"assumed: half what the memory holds at best, set --expected-n");
 }

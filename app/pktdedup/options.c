@@ -31,8 +31,7 @@ void pd_app_usage(FILE *out)
 		"\n"
 		"Filter (per worker):\n"
 		"  --filter NAME        one of: %s\n"
-		"                       (default qhtlru, qqhtd with --window; docs/filters.md\n"
-		"                       says which for what)\n"
+		"                       (default qhtlru; docs/filters.md says which for what)\n"
 		"  --memory SIZE        filter memory per worker, K/M/G (default 64M)\n"
 		"  --fpr P              loss budget: the planner's target false-positive rate,\n"
 		"                       the share of unique packets dropped as if copies\n"
@@ -43,8 +42,8 @@ void pd_app_usage(FILE *out)
 		"  --equal-timers N     filter parameters; 0 or absent: the planner chooses\n"
 		"                       (docs/filters.md)\n"
 		"  --window T           a copy is a duplicate only within T of the last one\n"
-		"                       (50us, 10ms, 1s...; docs/windows.md): qqhtd, timerbf or\n"
-		"                       exact; time is the pcap timestamp in replay, the RX\n"
+		"                       (50us, 10ms, 1s...; docs/windows.md): qhtlru, qqhtd,\n"
+		"                       timerbf or exact; time is the pcap timestamp in replay, the RX\n"
 		"                       time inline\n"
 		"  --window-mode M      seen (default: every copy restarts the window, as\n"
 		"                       editcap -w) or delivered (only forwarded copies do: a\n"
@@ -173,7 +172,7 @@ static int parse_ports(const char *s, struct pd_app_config *c)
 struct seen {
 	struct cli_key_given key;
 	const char *dscp, *dup_port, *pcap_out, *dispatch, *snap_int, *snap_pol, *wmode;
-	const char *ports, *workers, *filter;
+	const char *ports, *workers;
 };
 
 static int check(struct pd_app_config *c, const struct seen *s)
@@ -209,7 +208,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 
 	cli_prog = "pktdedup";
 	memset(c, 0, sizeof(*c));
-	c->filter.type = PD_FILTER_QHTLRU; /* qqhtd with --window: see the end */
+	c->filter.type = PD_FILTER_QHTLRU; /* docs/filters.md, "Which filter" */
 	c->filter.memory_bytes = DEFAULT_MEMORY;
 	c->filter.target_fpr = DEFAULT_FPR;
 	pd_key_config_init(&c->key, PD_KEY_PACKET);
@@ -231,7 +230,6 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 		r = 0;
 		switch (opt) {
 		case O_FILTER:
-			s.filter = a;
 			if (pd_filter_type_parse(a, &c->filter.type) != 0) {
 				char why[300];
 
@@ -362,11 +360,17 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			argv[optind]);
 		return -1;
 	}
-	/* the default filter: qhtlru (docs/filters.md, "Which filter"), which has no
-	 * window; with --window, qqhtd's windowed rows */
-	if (s.filter == NULL)
-		c->filter.type = c->filter.window != 0 ? PD_FILTER_QQHTD : PD_FILTER_QHTLRU;
 	if (check(c, &s) != 0)
 		return -1;
+	/* windowed rows: a copy counts only within W, so W's keys at line rate bound the gap
+	 * the planner weighs (rows' overflow against the ages' resolution, docs/windows.md) */
+	if (c->filter.window != 0 && c->filter.expected_n == 0 &&
+	    (c->filter.type == PD_FILTER_QHTLRU || c->filter.type == PD_FILTER_QQHTD)) {
+		const double keys = (double)c->filter.window * 1e-9 * (double)PD_LINE_RATE_PPS;
+
+		c->filter.expected_n = keys < 1.0 ? 1 : keys > 1e15 ? (uint64_t)1e15 :
+						    (uint64_t)keys;
+		c->gap_from_window = 1;
+	}
 	return pd_app_check_distinct(c);
 }

@@ -48,8 +48,13 @@ enum pd_time_src { PD_TIME_NONE, PD_TIME_PCAP, PD_TIME_TSC };
 extern const uint64_t pd_delay_bound_ns[PD_DELAY_BUCKETS - 1]; /* lower bounds of 1.. */
 enum pd_dispatch { PD_DISPATCH_AUTO, PD_DISPATCH_RSS, PD_DISPATCH_SOFTWARE, PD_DISPATCH_NONE };
 
+/* The gap a windowed row filter's planner assumes without --expected-n: the keys of one
+ * window at 10GbE line rate with 64-byte frames (options.c). */
+#define PD_LINE_RATE_PPS 14880952ULL
+
 struct pd_app_config {
 	struct pd_filter_params filter;
+	int gap_from_window;    /* filter.expected_n was derived from --window */
 	int seed_given;
 	struct pd_key_config key;
 	enum pd_action action;

@@ -189,7 +189,7 @@ struct pd_filter *pd_filter_create(const struct pd_filter_params *params, struct
 		f = pd_exact_create(&p, err);
 		break;
 	case PD_FILTER_QHTLRU:
-		f = pd_qhtlru_create(&p, err);
+		f = p.window != 0 ? pd_qqhtdw_create(&p, err) : pd_qhtlru_create(&p, err);
 		break;
 	default:
 		pd_err(err, PD_EINVAL, "type: unknown filter type %d", (int)p.type);

@@ -95,6 +95,7 @@ struct pd_filter *pd_bloom_create(const struct pd_filter_params *p, struct pd_er
 struct pd_filter *pd_lru_create(const struct pd_filter_params *p, struct pd_error *err);
 struct pd_filter *pd_timerbf_create(const struct pd_filter_params *p, struct pd_error *err);
 struct pd_filter *pd_exact_create(const struct pd_filter_params *p, struct pd_error *err);
+/* windowed qqhtd (FIFO rows) and windowed qhtlru (LRU rows), by p->type */
 struct pd_filter *pd_qqhtdw_create(const struct pd_filter_params *p, struct pd_error *err);
 struct pd_filter *pd_qhtlru_create(const struct pd_filter_params *p, struct pd_error *err);
 /* qhtlru's rows, kept in LRU order (lru) or as FIFOs (qqhtd rows of a whole line: the
@@ -102,11 +103,12 @@ struct pd_filter *pd_qhtlru_create(const struct pd_filter_params *p, struct pd_e
 struct pd_filter *pd_qhtlru_create_rows(const struct pd_filter_params *p, bool lru,
 					struct pd_error *err);
 
-/* Windowed qqhtd: most buckets per row for fingerprint bits f (16 or 32; else 0). */
-unsigned pd_qqhtdw_max_b(unsigned f);
+/* Windowed rows (qqhtdw.c): most buckets per row for fingerprint bits f: 14 up to 26 bits
+ * (4-byte entries), 7 up to 32 (8-byte entries); 0 otherwise. */
+unsigned pd_rowage_max_b(unsigned f);
 
 /*
- * Windows kept in coarse units (timerbf, windowed qqhtd): the smallest shift s with
+ * Windows kept in coarse units (timerbf, windowed qqhtd and qhtlru): the smallest shift s with
  * (W >> s) < 2^(bits-1), and the largest gap in units that is still a match: W itself
  * when s = 0, else (W >> s) - 1, so that a match's gap in ns never exceeds W.
  */

@@ -121,54 +121,12 @@ static int qqhtdw_plan(struct pd_filter_params *p, double target, struct pd_erro
 			   qht_fpr(PD_FILTER_QQHTD, p->qht_b ? p->qht_b : 1, 16) <= target ? 16 : 32;
 	if (p->qht_b == 0) {
 		p->qht_b = 1;
-		while (p->qht_b < pd_qqhtdw_max_b(p->qht_f) &&
+		while (p->qht_b < pd_rowage_max_b(p->qht_f) &&
 		       qht_fpr(PD_FILTER_QQHTD, p->qht_b + 1, p->qht_f) <= target)
 			p->qht_b++;
 	}
 	if (p->qht_b < 1)
 		return pd_err(err, PD_EINVAL, "qht_b: 0 buckets");
-	if (p->memory_bytes < 64)
-		return pd_err(err, PD_EINVAL, "memory_bytes: %llu holds no row of 64 bytes",
-			      (unsigned long long)p->memory_bytes);
-	return 0;
-}
-
-/*
- * qhtlru (qhtlru.c): b lanes of f bits in a 64-byte row, b * f <= 512, b <= 64. Unset
- * fields: the most lanes a row holds with 1-(1-1/(2^f-1))^b <= target (a row then
- * remembers the most recent keys; ties: the smaller f); a given f takes the most lanes
- * that meet the target, a given b the smallest f that does.
- */
-static int qhtlru_plan(struct pd_filter_params *p, double target, struct pd_error *err)
-{
-	if (p->qht_f > 32)
-		return pd_err(err, PD_EINVAL, "qht_f: %u is out of range 1..32", p->qht_f);
-	if (p->qht_b > 64 || (p->qht_f != 0 && p->qht_b * p->qht_f > 512))
-		return pd_err(err, PD_EINVAL, "qht_b: %u lanes of %u bits do not fit in a "
-			      "64-byte row (b * f <= 512, b <= 64)", p->qht_b, p->qht_f);
-	if (p->qht_b == 0 && p->qht_f == 0) {
-		for (unsigned f = 1; f <= 32; f++) {
-			unsigned b = 512 / f < 64 ? 512 / f : 64;
-
-			while (b > 0 && qht_fpr(PD_FILTER_QQHTD, b, f) > target)
-				b--;
-			if (b > p->qht_b) {
-				p->qht_b = b;
-				p->qht_f = f;
-			}
-		}
-	} else if (p->qht_b == 0) {
-		p->qht_b = 512 / p->qht_f < 64 ? 512 / p->qht_f : 64;
-		while (p->qht_b > 1 && qht_fpr(PD_FILTER_QQHTD, p->qht_b, p->qht_f) > target)
-			p->qht_b--;
-	} else if (p->qht_f == 0) {
-		p->qht_f = qht_min_f(PD_FILTER_QQHTD, p->qht_b, target);
-		if (p->qht_f == 0 || p->qht_b * p->qht_f > 512)
-			p->qht_f = 512 / p->qht_b < 32 ? 512 / p->qht_b : 32;
-	}
-	if (p->qht_b == 0 || p->qht_f == 0)
-		return pd_err(err, PD_EINVAL, "qht_b, qht_f: no row of 64 bytes meets the target "
-			      "%g", target);
 	if (p->memory_bytes < 64)
 		return pd_err(err, PD_EINVAL, "memory_bytes: %llu holds no row of 64 bytes",
 			      (unsigned long long)p->memory_bytes);
@@ -237,6 +195,102 @@ static uint64_t qht_default_gap(double target, uint64_t lines)
 	}
 	return most / 2 > 0 ? most / 2 : 1;
 }
+
+/*
+ * Windowed rows (qqhtdw.c) keep ages of A bits in units of 2^s ns and match a gap of at
+ * most W_units units (pd_window_units): a copy whose gap lies in the last unit or two of
+ * the window may be missed. With gaps spread evenly over the window, the fraction missed
+ * is about 1 - (W_units + 1/2) * 2^s / W (0 when s = 0: whole ns, exact).
+ */
+static double rowage_edge(uint64_t window, unsigned f)
+{
+	const unsigned abits = (f <= 26 ? 32 : 64) - f;
+	const unsigned s = pd_window_shift(window, abits);
+	double kept;
+
+	if (window == 0 || s == 0)
+		return 0.0;
+	kept = ((double)pd_window_units(window, s) + 0.5) * ldexp(1.0, (int)s) / (double)window;
+	return kept >= 1.0 ? 0.0 : 1.0 - kept;
+}
+
+/* A row filter's predicted miss rate at lam = gap / rows: the rows' (pd_qht_fnr), and for
+ * windowed rows also the window's edge (rowage_edge), independent of each other. */
+static double rows_fnr(enum pd_filter_type type, unsigned b, unsigned f, double lam,
+		       uint64_t window)
+{
+	const double edge = window != 0 ? rowage_edge(window, f) : 0.0;
+
+	return 1.0 - (1.0 - pd_qht_fnr(type, b, lam)) * (1.0 - edge);
+}
+
+/*
+ * qhtlru: how many lanes of f bits a 64-byte row holds. Unwindowed (qhtlru.c): b * f <= 512,
+ * b <= 64. Windowed (qqhtdw.c, each lane with an age): 14 of up to 26 bits, 7 of up to 32.
+ */
+static unsigned qhtlru_lanes(unsigned f, bool windowed)
+{
+	if (f < 1 || f > 32)
+		return 0;
+	if (windowed)
+		return pd_rowage_max_b(f);
+	return 512 / f < 64 ? 512 / f : 64;
+}
+
+/*
+ * qhtlru. Unset fields: for each f the most lanes a row holds with 1-(1-1/(2^f-1))^b <=
+ * target, and of those the shape with the lowest predicted miss rate at the gap (rows_fnr:
+ * unwindowed, the most lanes; ties: the smaller f); a given f takes the most lanes that
+ * meet the target, a given b the smallest f that does.
+ */
+static int qhtlru_plan(struct pd_filter_params *p, double target, uint64_t gap,
+		       struct pd_error *err)
+{
+	const bool w = p->window != 0;
+	const double lam = (double)gap / (double)(p->memory_bytes / 64 ? p->memory_bytes / 64 : 1);
+	double best = 2.0;
+
+	if (p->qht_f > 32)
+		return pd_err(err, PD_EINVAL, "qht_f: %u is out of range 1..32", p->qht_f);
+	if (p->qht_b > 64 || (p->qht_f != 0 && p->qht_b > qhtlru_lanes(p->qht_f, w)))
+		return pd_err(err, PD_EINVAL, w ? "qht_b: %u lanes of %u bits do not fit in a "
+			      "windowed 64-byte row (at most 14 of up to 26 bits or 7 of up to 32)" :
+			      "qht_b: %u lanes of %u bits do not fit in a 64-byte row (b * f <= "
+			      "512, b <= 64)", p->qht_b, p->qht_f);
+	if (p->qht_b == 0 && p->qht_f == 0) {
+		for (unsigned f = 1; f <= 32; f++) {
+			unsigned b = qhtlru_lanes(f, w);
+			double miss;
+
+			while (b > 0 && qht_fpr(PD_FILTER_QQHTD, b, f) > target)
+				b--;
+			miss = b > 0 ? rows_fnr(PD_FILTER_QHTLRU, b, f, lam, p->window) : 2.0;
+			if (miss < best || (miss == best && b > p->qht_b)) {
+				best = miss;
+				p->qht_b = b;
+				p->qht_f = f;
+			}
+		}
+	} else if (p->qht_b == 0) {
+		p->qht_b = qhtlru_lanes(p->qht_f, w);
+		while (p->qht_b > 1 && qht_fpr(PD_FILTER_QQHTD, p->qht_b, p->qht_f) > target)
+			p->qht_b--;
+	} else if (p->qht_f == 0) {
+		p->qht_f = qht_min_f(PD_FILTER_QQHTD, p->qht_b, target);
+		if (p->qht_f == 0 || p->qht_b > qhtlru_lanes(p->qht_f, w)) /* the widest that fits */
+			for (p->qht_f = 32; p->qht_f > 0 && p->qht_b > qhtlru_lanes(p->qht_f, w);)
+				p->qht_f--;
+	}
+	if (p->qht_b == 0 || p->qht_f == 0)
+		return pd_err(err, PD_EINVAL, w ? "qht_b, qht_f: no windowed row of 64 bytes meets "
+			      "the target %g" : "qht_b, qht_f: no row of 64 bytes meets the target %g",
+			      target);
+	if (p->memory_bytes < 64)
+		return pd_err(err, PD_EINVAL, "memory_bytes: %llu holds no row of 64 bytes",
+			      (unsigned long long)p->memory_bytes);
+	return 0;
+}
+
 
 /*
  * The shape (b, f) for the qht family with both unset: for each b the smallest f meeting
@@ -318,9 +372,9 @@ static unsigned params_of(enum pd_filter_type t)
 	case PD_FILTER_BSBFSD:
 	case PD_FILTER_RLBSBF: return P_K;
 	case PD_FILTER_QHT:
-	case PD_FILTER_QHTD:
-	case PD_FILTER_QHTLRU: return P_B | P_F | P_EXPN;
-	case PD_FILTER_QQHTD: return P_B | P_F | P_EXPN | P_WINDOW;
+	case PD_FILTER_QHTD: return P_B | P_F | P_EXPN;
+	case PD_FILTER_QQHTD:
+	case PD_FILTER_QHTLRU: return P_B | P_F | P_EXPN | P_WINDOW;
 	case PD_FILTER_BLOOM: return P_K | P_EXPN;
 	case PD_FILTER_TIMERBF: return P_K | P_EXPN | P_WINDOW | P_EQT;
 	case PD_FILTER_FPBUFFERING: return P_Q;
@@ -383,8 +437,8 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 	}
 	if (p.window != 0 && !(params_of(p.type) & P_WINDOW))
 		return pd_err(err, PD_ENOTSUP,
-			      "window: %s has no time window; filters with one: qqhtd, timerbf, "
-			      "exact", pd_filter_type_name(p.type));
+			      "window: %s has no time window; filters with one: qqhtd, qhtlru, "
+			      "timerbf, exact", pd_filter_type_name(p.type));
 	if (p.window > (1ULL << 62))
 		return pd_err(err, PD_EINVAL, "window: %llu is above 2^62",
 			      (unsigned long long)p.window);
@@ -486,8 +540,9 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 			out->remembers = p.memory_bytes / 64 * p.qht_b; /* one line a row */
 			out->assumed_gap = p.expected_n != 0 ? p.expected_n :
 				qht_default_gap(target, p.memory_bytes / 64);
-			out->predicted_fnr = pd_qht_fnr(p.type, p.qht_b, (double)out->assumed_gap /
-							(double)(p.memory_bytes / 64));
+			out->predicted_fnr = rows_fnr(p.type, p.qht_b, p.qht_f,
+						      (double)out->assumed_gap /
+						      (double)(p.memory_bytes / 64), p.window);
 			break;
 		}
 		gap = p.expected_n != 0 ? p.expected_n :
@@ -579,15 +634,15 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 		out->basis = "exact";
 		break;
 	case PD_FILTER_QHTLRU:
-		if (qhtlru_plan(&p, target, err) != 0)
+		out->assumed_gap = p.expected_n != 0 ? p.expected_n :
+			qht_default_gap(target, p.memory_bytes / 64);
+		if (qhtlru_plan(&p, target, out->assumed_gap, err) != 0)
 			return -1;
 		out->predicted_fpr = qht_fpr(PD_FILTER_QQHTD, p.qht_b, p.qht_f);
 		out->basis = "every lane live: 1-(1-1/(2^f-1))^b";
 		out->remembers = p.memory_bytes / 64 * p.qht_b;
-		out->assumed_gap = p.expected_n != 0 ? p.expected_n :
-			qht_default_gap(target, p.memory_bytes / 64);
-		out->predicted_fnr = pd_qht_fnr(p.type, p.qht_b, (double)out->assumed_gap /
-						(double)(p.memory_bytes / 64));
+		out->predicted_fnr = rows_fnr(p.type, p.qht_b, p.qht_f, (double)out->assumed_gap /
+					      (double)(p.memory_bytes / 64), p.window);
 		break;
 	default:
 		return pd_err(err, PD_EINVAL, "type: unknown filter type %d", (int)p.type);

@@ -17,6 +17,7 @@
  * | qhtd        | 004 §5      | qht, duplicates inserted too   | FP and FN      | 1               |
  * | qqhtd       | 004 Alg. 2  | qhtd, rows are FIFO queues     | FP and FN      | 1               |
  * | qqhtd + W   | qqhtdw.c    | FIFO rows, fingerprint + age   | FP and FN (W)  | 1               |
+ * | qhtlru + W  | qqhtdw.c    | LRU rows, fingerprint + age    | FP and FN (W)  | 1               |
  * | bloom       | 001 §2.3    | m bits, k hashes               | FP only        | k               |
  * | lru         | 001 §2.2    | last B distinct keys (LRU)     | FN only        | ~3              |
  * | fpbuffering | 001 §5.2    | lru + DUPLICATE w.p. q on miss | FP and FN      | ~3              |
@@ -34,10 +35,10 @@
  * pd_filter_hash() (so an application can hash once for dispatch and for the filter).
  *
  * Time. Each key may carry a timestamp in nanoseconds (timerbf, exact and a windowed
- * qqhtd use it). When the timestamp array is NULL the filter's own clock advances by one
+ * qqhtd or qhtlru use it). When the timestamp array is NULL the filter's own clock advances by one
  * unit per key, so a window then counts keys.
  *
- * Windows (window != 0; qqhtd, timerbf, exact). A key at time t has a reference time T:
+ * Windows (window != 0; qqhtd, qhtlru, timerbf, exact). A key at time t has a reference time T:
  * the time of its newest copy (window_mode seen, the default: every copy refreshes it,
  * as in `editcap -w`) or of its last copy reported DISTINCT (delivered, seed 002 §4: a
  * key repeating forever passes once per W). It is a DUPLICATE iff the filter holds a copy
@@ -147,12 +148,13 @@ struct pd_filter_params {
 	/** rsbf: threshold p* on the insert probability s/i (paper default 0.03). */
 	double rsbf_pstar;
 	/** qht/qhtd/qqhtd/qhtlru: buckets per row b (1..64) and fingerprint bits f (1..32), b*f <= 512;
-	 * windowed qqhtd: f = 16 with b <= 14, or f = 32 with b <= 7. */
+	 * windowed qqhtd: f = 16 with b <= 14, or f = 32 with b <= 7; windowed qhtlru: b <= 14
+	 * with f <= 26, or b <= 7 with f <= 32. */
 	uint32_t qht_b;
 	uint32_t qht_f;
 	/** fpbuffering: probability q of reporting a miss as DUPLICATE (target_fpr when 0). */
 	double fpbuf_q;
-	/** qqhtd, timerbf, exact: window W in time units (ns, or keys without timestamps);
+	/** qqhtd, qhtlru, timerbf, exact: window W in time units (ns, or keys without timestamps);
 	 * 0 = no window (timerbf: the planner picks its capacity in keys). */
 	uint64_t window;
 	/** timerbf: equal-timers heuristic k' (0 = off; else 1..k). */
@@ -236,8 +238,8 @@ void pd_filter_burst_hashed(struct pd_filter *f, const uint64_t *hashes, const u
 /**
  * As pd_filter_burst_hashed(), and for each DUPLICATE the delay since the copy it
  * matched (ns, or keys without timestamps; 0 when that copy is not older) in delays[i]:
- * exact: since the key's last counted copy; windowed qqhtd: since the youngest matching
- * entry (in the window's resolution); timerbf: an estimate from its oldest timer.
+ * exact: since the key's last counted copy; windowed qqhtd and qhtlru: since the
+ * youngest matching entry (in the window's resolution); timerbf: an estimate from its oldest timer.
  * PD_DELAY_NONE for DISTINCT keys and for filters that keep no times
  * (pd_filter_reports_delay() is 0). Verdicts are those of pd_filter_burst_hashed().
  */
@@ -245,7 +247,8 @@ void pd_filter_burst_hashed_delay(struct pd_filter *f, const uint64_t *hashes,
 				  const uint64_t *ts, uint8_t *verdicts, uint64_t *delays,
 				  size_t n);
 
-/** 1 when the filter keeps times and reports delays (exact, timerbf, windowed qqhtd). */
+/** 1 when the filter keeps times and reports delays (exact, timerbf, windowed qqhtd and
+ * qhtlru). */
 int pd_filter_reports_delay(const struct pd_filter *f);
 
 /** Process n 8-byte keys (hashed as their 8 little-endian bytes). */

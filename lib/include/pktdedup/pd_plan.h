@@ -19,6 +19,8 @@
  * | fpbuffering       | q = target                                                        | q                                   |
  * | exact             | -                                                                 | 0                                   |
  * | qhtlru            | b, f: most lanes of a 64-byte line (b * f <= 512) meeting target  | 1-(1-1/(2^f-1))^b (every lane live) |
+ * | qhtlru + window   | b, f: of the most lanes per f (14 up to 26 bits, 7 up to 32), the  | 1-(1-1/(2^f-1))^b (every lane live) |
+ * |                   | lowest predicted FNR: rows' and the ages' window edge              |                                     |
  *
  * The bit-array filters' saturated loads come from balancing the expected sets and
  * resets per inserted key (see docs/filters.md); they hold for an unbounded stream of
