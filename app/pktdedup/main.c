@@ -250,9 +250,10 @@ static void print_plan(FILE *out)
 		pd_filter_type_name(p->params.type), desc, mem, p->predicted_fpr, p->basis,
 		pd_app.cfg.filter.target_fpr);
 	if (p->assumed_gap != 0)
-		fprintf(out, "pktdedup: plan: a copy %" PRIu64 " distinct keys after its original"
+		fprintf(out, "pktdedup: plan: a copy %" PRIu64 " %s after its original"
 			" is missed with predicted probability %.3g (%s; docs/filters.md)\n",
-			p->assumed_gap, p->predicted_fnr,
+			p->assumed_gap, p->params.type == PD_FILTER_QQHTD ? "keys (repeats too)" :
+			"distinct keys", p->predicted_fnr,
 			pd_app.cfg.gap_from_window ? "assumed: one --window at 14.88 Mpps, 10GbE line "
 						     "rate, set --expected-n" :
 			p->params.expected_n != 0 ? "--expected-n" :
