@@ -150,6 +150,84 @@ static void test_fnr_model(void **state)
 	fnr_check(PD_FILTER_QHTLRU, 8, 23, 5.0);
 }
 
+/* Misses measured on the gap stream of fnr_check (copies 2D - 1 keys after their
+ * original) for a filter made from params p; *copies gets how many copies there were. */
+static double gap_fnr(struct pd_filter_params p, uint64_t d, uint64_t *copies)
+{
+	struct pd_filter *flt = tu_create(p);
+	uint64_t missed = 0;
+
+	*copies = 0;
+	for (uint64_t t = 0; t < 12 * d; t++) {
+		uint64_t k[2] = {t + 1, t >= d ? t - d + 1 : (1ULL << 62) + t};
+		uint8_t v[2];
+
+		pd_filter_burst_u64(flt, k, NULL, v, 2);
+		if (t >= d) {
+			(*copies)++;
+			missed += !v[1];
+		}
+	}
+	pd_filter_destroy(flt);
+	return (double)missed / (double)*copies;
+}
+
+/*
+ * SBF's miss model (001 eqs. 9-16 at the gap, plan.c sbf_fnr_gap) against measurement
+ * at 64 KiB, for shapes from Max = 1 to 15 at gaps from a sixth to four times a cell's
+ * mean life; and the planner given the gap (--expected-n) chooses Max and K that miss no
+ * more than the paper's choice without it (Max = 1, K by eq. 16 at 200), and more than
+ * Max = 1 where the copies are close.
+ */
+static void test_sbf_fnr(void **state)
+{
+	static const unsigned shape[][2] = {{1, 4}, {3, 7}, {7, 9}, {15, 9}, {3, 3}};
+	static const uint64_t gap_d[] = {1000, 5000, 20000};
+	unsigned wider = 0;
+
+	(void)state;
+	for (size_t g = 0; g < 3; g++) {
+		const uint64_t gap = 2 * gap_d[g] - 1;
+		struct pd_filter_params base = {.type = PD_FILTER_SBF, .memory_bytes = 64 << 10,
+						.seed = 7, .target_fpr = 1e-3};
+		struct pd_filter_params hinted = base;
+		struct pd_plan chosen, paper;
+		uint64_t copies;
+		double got, want, se, dflt;
+
+		for (size_t i = 0; i < sizeof(shape) / sizeof(shape[0]); i++) {
+			struct pd_filter_params q = base;
+			struct pd_plan pl;
+
+			q.sbf_max = shape[i][0];
+			q.k = shape[i][1];
+			q.expected_n = gap;
+			pl = plan(q);
+			got = gap_fnr(pl.params, gap_d[g], &copies);
+			want = pl.predicted_fnr;
+			se = sqrt(want * (1 - want) / (double)copies);
+			print_message("sbf Max=%u K=%u P=%u gap %llu: FNR measured %.4f, predicted "
+				      "%.4f\n", pl.params.sbf_max, pl.params.k, pl.params.sbf_p,
+				      (unsigned long long)gap, got, want);
+			assert_true(fabs(got - want) <= 4 * se + 0.03 * want + 1e-4);
+		}
+		hinted.expected_n = gap;
+		chosen = plan(hinted);
+		paper = plan(base);
+		assert_int_equal(chosen.assumed_gap, gap);
+		assert_true(chosen.predicted_fpr <= 1e-3);
+		got = gap_fnr(chosen.params, gap_d[g], &copies);
+		dflt = gap_fnr(paper.params, gap_d[g], &copies);
+		se = sqrt(dflt * (1 - dflt) / (double)copies);
+		print_message("sbf gap %llu: planner Max=%u K=%u misses %.4f, the paper's Max=%u "
+			      "K=%u %.4f\n", (unsigned long long)gap, chosen.params.sbf_max,
+			      chosen.params.k, got, paper.params.sbf_max, paper.params.k, dflt);
+		assert_true(got <= dflt + 4 * se);
+		wider += chosen.params.sbf_max > 1 && got < dflt / 2;
+	}
+	assert_true(wider >= 1);
+}
+
 /* The planner minimises the predicted miss rate: with copies close, many buckets per
  * row; with copies far apart (the memory cannot hold the gap), the most buckets per
  * line. It says the gap it assumed. */
@@ -229,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_qht_plan),
 		cmocka_unit_test(test_fnr_model),
 		cmocka_unit_test(test_fnr_plan),
+		cmocka_unit_test(test_sbf_fnr),
 		cmocka_unit_test(test_bloom_plan),
 		cmocka_unit_test(test_other_plans),
 	};

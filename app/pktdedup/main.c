@@ -252,7 +252,8 @@ static void print_plan(FILE *out)
 	if (p->assumed_gap != 0)
 		fprintf(out, "pktdedup: plan: a copy %" PRIu64 " %s after its original"
 			" is missed with predicted probability %.3g (%s; docs/filters.md)\n",
-			p->assumed_gap, p->params.type == PD_FILTER_QQHTD ? "keys (repeats too)" :
+			p->assumed_gap, p->params.type == PD_FILTER_QQHTD ||
+			p->params.type == PD_FILTER_SBF ? "keys (repeats too)" :
 			"distinct keys", p->predicted_fnr,
 			pd_app.cfg.gap_from_window ? "assumed: one --window at 14.88 Mpps, 10GbE line "
 						     "rate, set --expected-n" :

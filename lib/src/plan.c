@@ -197,6 +197,87 @@ static uint64_t qht_default_gap(double target, uint64_t lines)
 }
 
 /*
+ * SBF's PR0 (001 eqs. 9-13, sbf_pr0 above) at a gap of delta keys, for the planner's
+ * --expected-n: the binomial tails in their Poisson form (p = P/m is small), and above
+ * 4096 keys the sum over l taken at 4096 midpoints, each standing for its share of the
+ * span (its terms change on scales of 1/p and 1/kcell keys, the cells' lifetime, far
+ * above a step when the memory holds the gap).
+ */
+static double sbf_pr0_gap(unsigned max, double p, double kcell, uint64_t delta)
+{
+	const uint64_t span = delta > max ? delta - max : 0;
+	const uint64_t steps = span < 4096 ? span : 4096;
+	const double step = steps != 0 ? (double)span / (double)steps : 0.0;
+	double pr = 0.0;
+
+	for (uint64_t j = 0; j < steps; j++) {
+		const double l = max + (span <= 4096 ? (double)j : (j + 0.5) * step);
+
+		pr += pois_tail(l * p, max) * exp(l * log1p(-kcell)) * kcell * (span <= 4096 ? 1 : step);
+	}
+	return pr + pois_tail((double)delta * p, max) * exp((double)delta * log1p(-kcell));
+}
+
+/* SBF's miss rate at a gap (eq. 16): every cell of the copy must still be above 0. Each
+ * key decrements a cell with probability P/m and sets it to Max with K/m. */
+static double sbf_fnr_gap(unsigned max, unsigned k, unsigned P, double m, uint64_t gap)
+{
+	return -expm1(k * log1p(-sbf_pr0_gap(max, P / m, k / m, gap)));
+}
+
+/* Cells of an SBF with counters up to max in memory bytes: d-bit cells, floor(64/d) per
+ * word (sbf.c). */
+static double sbf_cells(uint64_t memory, unsigned max)
+{
+	unsigned d = 0;
+
+	while ((1u << d) - 1 < max)
+		d++;
+	return (double)(memory / 8) * (64 / d);
+}
+
+/* The smallest whole P keeping eq. 8 at or below the target (ceil of eq. 17), or 0 when
+ * that is more than m. */
+static unsigned sbf_p_for(double target, unsigned max, unsigned k, double m)
+{
+	double P = ceil(pd_sbf_p_for_fps(target, max, k, m) - 1e-9);
+
+	if (!(P >= 1.0))
+		P = 1.0;
+	return P > m || !isfinite(P) ? 0 : (unsigned)P;
+}
+
+/*
+ * SBF with a gap (--expected-n): the unset of Max (1..15) and K (1..10), each with its P
+ * from the target unless P is given, with the lowest miss rate at the gap (ties: the
+ * smaller Max, then K: the paper's choices).
+ */
+static void sbf_choose(struct pd_filter_params *p, double target, uint64_t gap)
+{
+	double best = 2.0;
+	unsigned bmax = p->sbf_max, bk = p->k;
+
+	for (unsigned max = p->sbf_max ? p->sbf_max : 1; max <= (p->sbf_max ? p->sbf_max : 15);
+	     max++)
+		for (unsigned k = p->k ? p->k : 1; k <= (p->k ? p->k : 10); k++) {
+			const double m = sbf_cells(p->memory_bytes, max);
+			const unsigned P = p->sbf_p ? p->sbf_p : sbf_p_for(target, max, k, m);
+			double miss;
+
+			if (P == 0 || P > m || pd_sbf_fps(max, k, P, m) > target * (1 + 1e-9))
+				continue;
+			miss = sbf_fnr_gap(max, k, P, m, gap);
+			if (miss < best) {
+				best = miss;
+				bmax = max;
+				bk = k;
+			}
+		}
+	p->sbf_max = bmax;
+	p->k = bk;
+}
+
+/*
  * Windowed rows (qqhtdw.c) keep ages of A bits in units of 2^s ns and match a gap of at
  * most W_units units (pd_window_units): a copy whose gap lies in the last unit or two of
  * the window may be missed. With gaps spread evenly over the window, the fraction missed
@@ -291,7 +372,6 @@ static int qhtlru_plan(struct pd_filter_params *p, double target, uint64_t gap,
 	return 0;
 }
 
-
 /*
  * The shape (b, f) for the qht family with both unset: for each b the smallest f meeting
  * the target, then the b whose predicted miss rate at the gap is lowest (ties: more
@@ -366,7 +446,7 @@ enum { P_K = 1, P_MAX = 2, P_P = 4, P_PSTAR = 8, P_B = 16, P_F = 32, P_Q = 64, P
 static unsigned params_of(enum pd_filter_type t)
 {
 	switch (t) {
-	case PD_FILTER_SBF: return P_K | P_MAX | P_P;
+	case PD_FILTER_SBF: return P_K | P_MAX | P_P | P_EXPN;
 	case PD_FILTER_RSBF: return P_K | P_PSTAR;
 	case PD_FILTER_BSBF:
 	case PD_FILTER_BSBFSD:
@@ -456,6 +536,8 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 		unsigned d = 0;
 		double m;
 
+		if (p.expected_n != 0 && (p.sbf_max == 0 || p.k == 0) && p.sbf_max <= 255)
+			sbf_choose(&p, target, p.expected_n);
 		if (p.sbf_max == 0)
 			p.sbf_max = 1; /* 001 §4.1: without knowledge of the gaps, Max = 1 */
 		if (p.sbf_max > 255)
@@ -487,6 +569,10 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 		out->predicted_fpr = pd_sbf_fps(p.sbf_max, p.k, p.sbf_p, m);
 		out->basis = "stable point, 001 eq. 8";
 		out->remembers = (uint64_t)(p.sbf_max * m / p.sbf_p);
+		if (p.expected_n != 0) {
+			out->assumed_gap = p.expected_n;
+			out->predicted_fnr = sbf_fnr_gap(p.sbf_max, p.k, p.sbf_p, m, p.expected_n);
+		}
 		break;
 	}
 	case PD_FILTER_RSBF:

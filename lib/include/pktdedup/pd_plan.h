@@ -8,6 +8,8 @@
  * |-------------------|------------------------------------------------------------------|-------------------------------------|
  * | sbf               | Max = 1 (001 §4.1, no gap knowledge); K minimising eq. 16 with    | FPS, eq. 8 (stable point, uniform   |
  * |                   | P from eq. 17 for each K in 1..10; P = ceil(eq. 17): FPS <= target| stream: Corollary 4)                |
+ * |                   | with expected_n (a gap g): Max 1..15 and K 1..10, each with P of  |                                     |
+ * |                   | eq. 17, minimising eq. 16 at g (plan.c sbf_choose)                |                                     |
  * | rsbf              | k = round(mean(1, ln FPR_t / ln(1 - 1/e))) (000 eq. 6.1); p*=0.03 | (1 - 1/e)^k (load at i = s)         |
  * | bsbf              | k = 2 (000 §6)                                                   | (1/2)^k, saturated load 1/2         |
  * | bsbfsd            | k = 2                                                            | (k/(k+1))^k, saturated load k/(k+1) |
