@@ -227,7 +227,7 @@ static void test_unused_params(void **state)
 	static const char *const field[NPARAM] = {"k", "sbf_max", "sbf_p", "rsbf_pstar",
 						  "qht_b", "qht_f", "fpbuf_q", "expected_n"};
 	static const unsigned char has[PD_FILTER_COUNT][NPARAM] = {
-		[PD_FILTER_SBF] = {[K] = 1, [MAX] = 1, [P] = 1},
+		[PD_FILTER_SBF] = {[K] = 1, [MAX] = 1, [P] = 1, [EXPN] = 1},
 		[PD_FILTER_RSBF] = {[K] = 1, [PSTAR] = 1},
 		[PD_FILTER_BSBF] = {[K] = 1},
 		[PD_FILTER_BSBFSD] = {[K] = 1},
