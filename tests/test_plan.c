@@ -226,6 +226,20 @@ static void test_sbf_fnr(void **state)
 		wider += chosen.params.sbf_max > 1 && got < dflt / 2;
 	}
 	assert_true(wider >= 1);
+	/* a given K or Max at the top of its type (a hostile snapshot) is checked, not looped
+	 * on: the fuzzer's fuzz_snapshot once hung here with K = 2^32 - 1 */
+	{
+		struct pd_error err;
+		struct pd_plan pl;
+		struct pd_filter_params q = {.type = PD_FILTER_SBF, .memory_bytes = 64 << 10,
+					     .target_fpr = 1e-3, .expected_n = 1000,
+					     .k = UINT32_MAX};
+
+		assert_int_equal(pd_plan(&q, &pl, &err), -1);
+		q.k = 0;
+		q.sbf_max = UINT32_MAX;
+		assert_int_equal(pd_plan(&q, &pl, &err), -1);
+	}
 }
 
 /* The planner minimises the predicted miss rate: with copies close, many buckets per

@@ -257,9 +257,11 @@ static void sbf_choose(struct pd_filter_params *p, double target, uint64_t gap)
 	double best = 2.0;
 	unsigned bmax = p->sbf_max, bk = p->k;
 
-	for (unsigned max = p->sbf_max ? p->sbf_max : 1; max <= (p->sbf_max ? p->sbf_max : 15);
-	     max++)
-		for (unsigned k = p->k ? p->k : 1; k <= (p->k ? p->k : 10); k++) {
+	/* 64-bit counters: a given value of UINT32_MAX (a hostile snapshot) ends the loop
+	 * instead of wrapping it around to 0 */
+	for (uint64_t mx = p->sbf_max ? p->sbf_max : 1; mx <= (p->sbf_max ? p->sbf_max : 15); mx++)
+		for (uint64_t kk = p->k ? p->k : 1; kk <= (p->k ? p->k : 10); kk++) {
+			const unsigned max = (unsigned)mx, k = (unsigned)kk;
 			const double m = sbf_cells(p->memory_bytes, max);
 			const unsigned P = p->sbf_p ? p->sbf_p : sbf_p_for(target, max, k, m);
 			double miss;
