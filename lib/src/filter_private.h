@@ -106,6 +106,8 @@ struct pd_filter *pd_qhtlru_create_rows(const struct pd_filter_params *p, bool l
 /* Windowed rows (qqhtdw.c): most buckets per row for fingerprint bits f: 14 up to 26 bits
  * (4-byte entries), 7 up to 32 (8-byte entries); 0 otherwise. */
 unsigned pd_rowage_max_b(unsigned f);
+/* ... and the bits of each entry's age: 32 - f (4-byte entries) or 64 - f. */
+unsigned pd_rowage_age_bits(unsigned f);
 
 /*
  * Windows kept in coarse units (timerbf, windowed qqhtd and qhtlru): the smallest shift s with

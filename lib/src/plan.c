@@ -287,8 +287,7 @@ static void sbf_choose(struct pd_filter_params *p, double target, uint64_t gap)
  */
 static double rowage_edge(uint64_t window, unsigned f)
 {
-	const unsigned abits = (f <= 26 ? 32 : 64) - f;
-	const unsigned s = pd_window_shift(window, abits);
+	const unsigned s = pd_window_shift(window, pd_rowage_age_bits(f));
 	double kept;
 
 	if (window == 0 || s == 0)

@@ -50,11 +50,9 @@
  * builds the portable paths (tests/ check both) */
 #if defined(__SSE2__) && !defined(PD_NO_SIMD)
 #define QW_SSE2 1
-#define QW_IF_SSE2(x) x
 #include <emmintrin.h>
 #else
 #define QW_SSE2 0
-#define QW_IF_SSE2(x) (void)0
 #endif
 
 #include "filter_private.h"
@@ -74,6 +72,9 @@ struct qw {
 	bool lru;         /* windowed qhtlru: LRU rows; else FIFO rows (windowed qqhtd) */
 	unsigned esz;     /* bytes an entry: 4 (f <= 26) or 8 */
 	uint64_t latest;  /* newest time seen (units), for the state figure */
+	/* the burst for this row kind and entry size, chosen at create time */
+	void (*run)(struct qw *q, const uint64_t *h, const uint64_t *ts, uint8_t *v,
+		    uint64_t *d, unsigned n);
 };
 
 /* 4-byte entries (f <= 26), 8-byte entries (f > 26) */
@@ -283,8 +284,7 @@ static inline unsigned qw16_match(const struct qw_row4 *r, uint16_t fp, uint16_t
 	return m & ((1u << b) - 1);
 }
 
-static void qw_burst16(struct qw *q, const uint64_t *h, const uint64_t *ts, uint8_t *v,
-		       uint64_t *d, unsigned n)
+QW_FN(qw_burst16)
 {
 	struct qw_row4 *row[PD_BURST_MAX];
 	uint16_t fp[PD_BURST_MAX];
@@ -348,8 +348,7 @@ static void qw_burst16(struct qw *q, const uint64_t *h, const uint64_t *ts, uint
  * ns/key with the portable loops (QL_BURST), 24-28 with this; windowed qqhtd (b = 7,
  * f = 32) 24-25 in the same runs.
  */
-static void ql_burst4_sse2(struct qw *q, const uint64_t *h, const uint64_t *ts, uint8_t *v,
-			   uint64_t *d, unsigned n)
+QW_FN(ql_burst4_sse2)
 {
 	static const unsigned first[4] = {0, 4, 8, 10};
 	QW_ROWS(qw_row4, uint32_t)
@@ -422,16 +421,7 @@ static void qw_burst_delay(struct pd_filter *f, const uint64_t *h, const uint64_
 {
 	struct qw *q = (struct qw *)f;
 
-	if (q->lru && q->esz == 4 && QW_SSE2 && q->f >= 2)
-		QW_IF_SSE2(ql_burst4_sse2(q, h, ts, v, d, n));
-	else if (q->lru && q->esz == 4)
-		ql_burst4_loop(q, h, ts, v, d, n);
-	else if (q->lru)
-		ql_burst8(q, h, ts, v, d, n);
-	else if (q->f == 16)
-		qw_burst16(q, h, ts, v, d, n);
-	else
-		qw_burst_fifo8(q, h, ts, v, d, n);
+	q->run(q, h, ts, v, d, n);
 }
 
 static void qw_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
@@ -538,10 +528,15 @@ unsigned pd_rowage_max_b(unsigned f)
 	return f >= 1 && f <= 26 ? 14 : f <= 32 ? 7 : 0;
 }
 
+unsigned pd_rowage_age_bits(unsigned f)
+{
+	return (f <= 26 ? 32 : 64) - f;
+}
+
 struct pd_filter *pd_qqhtdw_create(const struct pd_filter_params *p, struct pd_error *err)
 {
 	struct qw *q = calloc(1, sizeof(*q));
-	const unsigned esz = p->qht_f <= 26 ? 4 : 8, abits = esz * 8 - p->qht_f;
+	const unsigned esz = p->qht_f <= 26 ? 4 : 8, abits = pd_rowage_age_bits(p->qht_f);
 
 	if (q == NULL) {
 		pd_err(err, PD_ENOMEM, "%s: out of memory", pd_filter_type_name(p->type));
@@ -552,6 +547,14 @@ struct pd_filter *pd_qqhtdw_create(const struct pd_filter_params *p, struct pd_e
 	q->f = p->qht_f;
 	q->esz = esz;
 	q->lru = p->type == PD_FILTER_QHTLRU;
+	/* SSE2 for 4-byte LRU rows needs f >= 2 (ages below 2^30: signed compares) */
+#if QW_SSE2
+	if (q->lru && esz == 4 && q->f >= 2)
+		q->run = ql_burst4_sse2;
+	else
+#endif
+		q->run = q->lru ? (esz == 4 ? ql_burst4_loop : ql_burst8) :
+			 q->f == 16 ? qw_burst16 : qw_burst_fifo8;
 	q->fpmax = (1ULL << q->f) - 1;
 	q->age_max = (1ULL << abits) - 1;
 	q->shift = pd_window_shift(p->window, abits);
