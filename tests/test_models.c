@@ -23,6 +23,17 @@ static uint64_t key_hash(uint64_t key, uint64_t seed)
 	return XXH3_64bits_withSeed(le, sizeof(le), seed);
 }
 
+/* The filter's verdicts on n keys in bursts of chunk, with the prefetch of large state
+ * (into L2, further ahead) when far. */
+static void run_chunks(struct pd_filter *f, const uint64_t *k, uint8_t *v, size_t n,
+		       size_t chunk, bool far)
+{
+	if (far)
+		f->far_bytes = 0;
+	for (size_t i = 0; i < n; i += chunk)
+		pd_filter_burst_u64(f, k + i, NULL, v + i, n - i < chunk ? n - i : chunk);
+}
+
 /*
  * SBF (ALGORITHMS.md §1): m cells of d bits, m = (memory / 8) * floor(64 / d). A hash g
  * names cell word * cpw + slot with word = mulhi(g, nwords) and slot = mulhi(the low half
@@ -58,10 +69,7 @@ static void sbf_model(uint64_t memory, unsigned max, unsigned K, unsigned P, uns
 		.sbf_max = max, .sbf_p = P});
 
 	assert_non_null(cell);
-	if (far)
-		f->far_bytes = 0; /* the prefetch of large tables (into L2, further ahead) */
-	for (size_t i = 0; i < n; i += chunk)
-		pd_filter_burst_u64(f, k + i, NULL, v + i, n - i < chunk ? n - i : chunk);
+	run_chunks(f, k, v, n, chunk, far);
 	pd_prng_seed(&prng, seed);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t h1 = key_hash(k[i], seed), h2 = pd_hash2(h1), c[PD_MAX_HASHES];
@@ -117,6 +125,133 @@ static void test_sbf_model(void **state)
 }
 
 /*
+ * RSBF, BSBF, BSBFSD, RLBSBF (ALGORITHMS.md §2-5; seed 000: Bera, Dutta, Narang and
+ * Bhattacherjee, "Advanced Bloom filter based algorithms for efficient approximate data
+ * de-duplication in streams", Algorithms 1-4): k arrays of s = 64 * floor(memory / 8 / k)
+ * bits, one byte per bit here. Key i (from 1) probes h_j = mulhi(h1 + j * h2, s) in
+ * array j: DUPLICATE iff all k bits are 1. Each key then takes a fixed number of PRNG
+ * draws r[], in this order, used or not: bsbf k, bsbfsd 2, rlbsbf 2k, rsbf k + 1.
+ *   bsbf    DISTINCT: reset bit mulhi(r[j], s) of each array j, then set the k bits.
+ *   bsbfsd  DISTINCT: reset bit mulhi(r[1], s) of array mulhi(r[0], k), then set.
+ *   rlbsbf  DISTINCT: in each array j, reset bit mulhi(r[j], s) if mulhi(r[k + j], s) is
+ *           below L_j (the array's count of 1 bits: probability L_j / s); then set.
+ *   rsbf    phase 3 (i > s and s / i <= p*): in each array whose bit h_j is 0, reset the
+ *           first 1 bit at or after mulhi(r[j], s) (wrapping), then set h_j. Else phase 1
+ *           (i <= s) always, phase 2 when mulhi(r[k], i) < s (probability s / i),
+ *           whatever the verdict: set the k bits, then reset bit mulhi(r[j], s) of each
+ *           array j.
+ */
+static void ba_model(enum pd_filter_type type, uint64_t memory, unsigned K, unsigned chunk,
+		     bool far)
+{
+	const size_t n = 60000;
+	const uint64_t seed = 0xba0 + (uint64_t)type * 977 + memory + K, s = 64 * (memory / 8 / K);
+	const double pstar = 0.03;
+	const unsigned ndraw = type == PD_FILTER_BSBFSD ? 2 :
+			       type == PD_FILTER_RLBSBF ? 2 * K :
+			       type == PD_FILTER_RSBF ? K + 1 : K;
+	uint8_t *bit = calloc(K * s, 1), *v = malloc(n);
+	uint64_t load[PD_MAX_HASHES] = {0};
+	uint64_t *k = tu_keys(n, 2 * s, seed);
+	struct pd_prng prng;
+	size_t dups = 0, phase3 = 0;
+	struct pd_filter *f = tu_create((struct pd_filter_params){
+		.type = type, .memory_bytes = memory, .seed = seed, .k = K,
+		.rsbf_pstar = type == PD_FILTER_RSBF ? pstar : 0});
+
+	assert_non_null(bit);
+	run_chunks(f, k, v, n, chunk, far);
+	pd_prng_seed(&prng, seed);
+#define BIT(j, x) bit[(uint64_t)(j) * s + (x)]
+#define SET(j, x) (load[j] += BIT(j, x) == 0, BIT(j, x) = 1)
+#define RESET(j, x) (load[j] -= BIT(j, x) != 0, BIT(j, x) = 0)
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t it = i + 1, h1 = key_hash(k[i], seed), h2 = pd_hash2(h1);
+		uint64_t pos[PD_MAX_HASHES], r[2 * PD_MAX_HASHES];
+		uint8_t dup = 1;
+
+		for (unsigned j = 0; j < K; j++) {
+			pos[j] = pd_range(h1 + j * h2, s);
+			dup &= BIT(j, pos[j]);
+		}
+		if (v[i] != dup)
+			fail_msg("%s memory %llu k %u chunk %u far %d: key %zu is %s, the model "
+				 "says %s", pd_filter_type_name(type), (unsigned long long)memory, K,
+				 chunk, far, i, v[i] ? "DUPLICATE" : "DISTINCT",
+				 dup ? "DUPLICATE" : "DISTINCT");
+		dups += dup;
+		for (unsigned d = 0; d < ndraw; d++)
+			r[d] = pd_prng_next(&prng);
+		if (type == PD_FILTER_RSBF) {
+			if (it > s && (double)s / (double)it <= pstar) {
+				phase3++;
+				for (unsigned j = 0; j < K; j++) {
+					if (BIT(j, pos[j]))
+						continue;
+					for (uint64_t t = 0, x = pd_range(r[j], s); t < s; t++)
+						if (BIT(j, (x + t) % s)) {
+							RESET(j, (x + t) % s);
+							break;
+						}
+					SET(j, pos[j]);
+				}
+			} else if (it <= s || pd_range(r[K], it) < s) {
+				for (unsigned j = 0; j < K; j++)
+					SET(j, pos[j]);
+				for (unsigned j = 0; j < K; j++)
+					RESET(j, pd_range(r[j], s));
+			}
+			continue;
+		}
+		if (dup)
+			continue;
+		if (type == PD_FILTER_BSBFSD)
+			RESET(pd_range(r[0], K), pd_range(r[1], s));
+		for (unsigned j = 0; j < K && type == PD_FILTER_BSBF; j++)
+			RESET(j, pd_range(r[j], s));
+		for (unsigned j = 0; j < K && type == PD_FILTER_RLBSBF; j++)
+			if (pd_range(r[K + j], s) < load[j])
+				RESET(j, pd_range(r[j], s));
+		for (unsigned j = 0; j < K; j++)
+			SET(j, pos[j]);
+	}
+#undef BIT
+#undef SET
+#undef RESET
+	/* both verdicts occur (600 of each at least), or the comparison proves little;
+	 * rsbf's small tables reach phase 3 (s / i <= p* from i = 34 s) */
+	if (dups <= n / 100 || dups >= n - n / 100)
+		fail_msg("%s memory %llu k %u: %zu of %zu DUPLICATE", pd_filter_type_name(type),
+			 (unsigned long long)memory, K, dups, n);
+	if (type == PD_FILTER_RSBF && 34 * s < n)
+		assert_true(phase3 > 0);
+	pd_filter_destroy(f);
+	free(bit);
+	free(k);
+	free(v);
+}
+
+/* Each sampling filter with one array and several, tables small enough for rsbf to reach
+ * phase 3 (64 and 256 bytes) and larger (phases 1 and 2 only), bursts of 7, 700 and the
+ * whole stream, both prefetches. */
+static void test_ba_model(void **state)
+{
+	static const enum pd_filter_type types[] = {PD_FILTER_RSBF, PD_FILTER_BSBF,
+						    PD_FILTER_BSBFSD, PD_FILTER_RLBSBF};
+	static const struct {
+		uint64_t memory;
+		unsigned K;
+	} c[] = {{64, 1}, {256, 2}, {4096, 2}, {4096, 3}, {8192, 8}};
+
+	(void)state;
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+		for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+			for (unsigned chunk = 7; chunk <= 70000; chunk *= 100)
+				for (int far = 0; far <= 1; far++)
+					ba_model(types[t], c[i].memory, c[i].K, chunk, far);
+}
+
+/*
  * QHT, QHTD, QQHTD (ALGORITHMS.md §6-7; Geraud et al., "Quotient hash tables"): rows of b
  * fingerprints as plain arrays. The row of hash h is line * rpl + slot, line =
  * mulhi(h, lines), slot = mulhi(low half of h * lines, rpl), rpl = floor(512 / (b*f))
@@ -142,10 +277,7 @@ static void qht_model(enum pd_filter_type type, unsigned b, unsigned fb, unsigne
 		.type = type, .memory_bytes = memory, .seed = seed, .qht_b = b, .qht_f = fb});
 
 	assert_non_null(row);
-	if (far)
-		f->far_bytes = 0;
-	for (size_t i = 0; i < n; i += chunk)
-		pd_filter_burst_u64(f, k + i, NULL, v + i, n - i < chunk ? n - i : chunk);
+	run_chunks(f, k, v, n, chunk, far);
 	pd_prng_seed(&prng, seed);
 	for (size_t i = 0; i < n; i++) {
 		const uint64_t h = key_hash(k[i], seed);
@@ -396,6 +528,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sbf_model),
+		cmocka_unit_test(test_ba_model),
 		cmocka_unit_test(test_qht_model),
 		cmocka_unit_test(test_rowage_model),
 		cmocka_unit_test(test_far_same_verdicts),
