@@ -16,6 +16,7 @@
 #include <pktdedup/pd_plan.h>
 
 #include "../common/cli.h"
+#include "delivered.h"
 #include "streams.h"
 
 #define CHUNK 65536
@@ -40,7 +41,8 @@ struct opts {
 
 struct run {
 	struct pd_filter *f;
-	struct pd_filter *truth;   /* exact oracle with the filter's window, or NULL: shared */
+	struct pd_filter *truth;   /* exact oracle with the filter's window (seen), or NULL */
+	struct delivered *dtruth;  /* the truth of delivered mode, or NULL */
 	struct pd_plan plan;
 	uint64_t fp, fn, distinct, dups;
 	double seconds;
@@ -441,8 +443,16 @@ int main(int argc, char **argv)
 			rc = 2;
 			goto out;
 		}
-		/* A windowed filter is scored against a windowed oracle. */
-		if (pd_filter_params(r->f)->window != 0) {
+		/* A windowed filter is scored against a windowed oracle: in delivered mode
+		 * one that counts the deliveries of the filter under test (Definition 4) */
+		if (pd_filter_params(r->f)->window != 0 && o.truth_mode == PD_WINDOW_DELIVERED) {
+			r->dtruth = delivered_new(pd_filter_params(r->f)->window);
+			if (r->dtruth == NULL) {
+				fprintf(stderr, "pktdedup-eval: oracle: out of memory\n");
+				rc = 1;
+				goto out;
+			}
+		} else if (pd_filter_params(r->f)->window != 0) {
 			struct pd_filter_params wp = {.type = PD_FILTER_EXACT, .seed = o.p.seed};
 
 			wp.window = pd_filter_params(r->f)->window;
@@ -498,13 +508,20 @@ int main(int argc, char **argv)
 			const uint8_t *tv = truth_v;
 			double t0;
 
-			if (r->truth != NULL) { /* windowed oracle for this filter */
-				pd_filter_burst_u64(r->truth, keys, NULL, wtruth_v, (size_t)c);
-				tv = wtruth_v;
-			}
 			t0 = now_s();
 			pd_filter_burst_u64(r->f, keys, NULL, v, (size_t)c);
 			r->seconds += now_s() - t0;
+			if (r->truth != NULL) { /* windowed oracle for this filter */
+				pd_filter_burst_u64(r->truth, keys, NULL, wtruth_v, (size_t)c);
+				tv = wtruth_v;
+			} else if (r->dtruth != NULL) {
+				if (delivered_score(r->dtruth, keys, v, wtruth_v, (size_t)c) != 0) {
+					fprintf(stderr, "pktdedup-eval: oracle: out of memory\n");
+					rc = 1;
+					goto out;
+				}
+				tv = wtruth_v;
+			}
 			for (long j = 0; j < c; j++) {
 				r->distinct += tv[j] == 0;
 				r->fp += tv[j] == 0 && v[j] != 0;
@@ -556,6 +573,7 @@ out:
 	for (unsigned i = 0; i < nruns; i++) {
 		pd_filter_destroy(runs[i].f);
 		pd_filter_destroy(runs[i].truth);
+		delivered_free(runs[i].dtruth);
 		if (runs[i].verdicts != NULL && fclose(runs[i].verdicts) != 0 && rc == 0) {
 			fprintf(stderr, "pktdedup-eval: --verdicts: %s\n", strerror(errno));
 			rc = 1;
