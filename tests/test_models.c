@@ -9,6 +9,7 @@
  * verdicts as the one for small state (forced through far_bytes, filter_private.h).
  */
 #include <stdio.h>
+#include <string.h>
 #include <xxhash.h>
 
 #include "filter_private.h"
@@ -32,6 +33,13 @@ static void run_chunks(struct pd_filter *f, const uint64_t *k, uint8_t *v, size_
 		f->far_bytes = 0;
 	for (size_t i = 0; i < n; i += chunk)
 		pd_filter_burst_u64(f, k + i, NULL, v + i, n - i < chunk ? n - i : chunk);
+}
+
+/* Both verdicts occur (1% of each at least), or comparing them proves little. */
+static void both_verdicts(const char *what, size_t dups, size_t n)
+{
+	if (dups <= n / 100 || dups >= n - n / 100)
+		fail_msg("%s: %zu of %zu keys DUPLICATE", what, dups, n);
 }
 
 /*
@@ -220,9 +228,7 @@ static void ba_model(enum pd_filter_type type, uint64_t memory, unsigned K, unsi
 #undef RESET
 	/* both verdicts occur (600 of each at least), or the comparison proves little;
 	 * rsbf's small tables reach phase 3 (s / i <= p* from i = 34 s) */
-	if (dups <= n / 100 || dups >= n - n / 100)
-		fail_msg("%s memory %llu k %u: %zu of %zu DUPLICATE", pd_filter_type_name(type),
-			 (unsigned long long)memory, K, dups, n);
+	both_verdicts(pd_filter_type_name(type), dups, n);
 	if (type == PD_FILTER_RSBF && 34 * s < n)
 		assert_true(phase3 > 0);
 	pd_filter_destroy(f);
@@ -249,6 +255,174 @@ static void test_ba_model(void **state)
 			for (unsigned chunk = 7; chunk <= 70000; chunk *= 100)
 				for (int far = 0; far <= 1; far++)
 					ba_model(types[t], c[i].memory, c[i].K, chunk, far);
+}
+
+/*
+ * Bloom (ALGORITHMS.md §8; seed 001 §2.3): m = 64 * floor(memory / 8) bits; key probes
+ * h_j = mulhi(h1 + j * h2, m); DUPLICATE iff all k bits are 1; a DISTINCT key sets them.
+ */
+static void bloom_model(uint64_t memory, unsigned K, unsigned chunk, bool far)
+{
+	const size_t n = 40000;
+	const uint64_t seed = 0xb100 + memory + K, m = 64 * (memory / 8);
+	uint8_t *bit = calloc(m, 1), *v = malloc(n);
+	uint64_t *k = tu_keys(n, m / K, seed);
+	size_t dups = 0;
+	struct pd_filter *f = tu_create((struct pd_filter_params){
+		.type = PD_FILTER_BLOOM, .memory_bytes = memory, .seed = seed, .k = K});
+
+	assert_non_null(bit);
+	run_chunks(f, k, v, n, chunk, far);
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t h1 = key_hash(k[i], seed), h2 = pd_hash2(h1);
+		uint8_t dup = 1;
+
+		for (unsigned j = 0; j < K; j++)
+			dup &= bit[pd_range(h1 + j * h2, m)];
+		if (v[i] != dup)
+			fail_msg("bloom memory %llu k %u chunk %u far %d: key %zu: filter %d, "
+				 "model %d", (unsigned long long)memory, K, chunk, far, i, v[i], dup);
+		dups += dup;
+		for (unsigned j = 0; j < K; j++)
+			bit[pd_range(h1 + j * h2, m)] = 1;
+	}
+	both_verdicts("bloom", dups, n);
+	pd_filter_destroy(f);
+	free(bit);
+	free(k);
+	free(v);
+}
+
+/*
+ * lru and fpbuffering (ALGORITHMS.md §8; seed 001 §2.2, §5.2): the last B = memory / 8
+ * distinct keys (as their 64-bit hashes), most recent first. A key in the list is
+ * DUPLICATE and moves to the front; else it is DISTINCT (fpbuffering: DUPLICATE when the
+ * key's PRNG draw r has (r >> 11) * 2^-53 < q; fpbuffering draws once per key, used or
+ * not), the last key leaves a full list, and the key goes to the front.
+ */
+static void lru_model(double q, uint64_t memory, unsigned chunk, bool far)
+{
+	const size_t n = 40000, cap = memory / 8;
+	const uint64_t seed = 0x1e0 + memory + (q > 0);
+	uint64_t *list = calloc(cap, sizeof(*list)), *k = tu_keys(n, 3 * cap, seed);
+	uint8_t *v = malloc(n);
+	struct pd_prng prng;
+	size_t len = 0, dups = 0;
+	struct pd_filter *f = tu_create((struct pd_filter_params){
+		.type = q > 0 ? PD_FILTER_FPBUFFERING : PD_FILTER_LRU, .memory_bytes = memory,
+		.seed = seed, .fpbuf_q = q});
+
+	assert_non_null(list);
+	run_chunks(f, k, v, n, chunk, far);
+	pd_prng_seed(&prng, seed);
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t h = key_hash(k[i], seed), r = q > 0 ? pd_prng_next(&prng) : 0;
+		size_t at = 0;
+		uint8_t want;
+
+		while (at < len && list[at] != h)
+			at++;
+		if (at < len) {
+			want = 1;
+		} else {
+			want = q > 0 && (double)(r >> 11) * 0x1.0p-53 < q;
+			at = len < cap ? len++ : cap - 1; /* the last one leaves a full list */
+		}
+		memmove(list + 1, list, at * sizeof(*list));
+		list[0] = h;
+		if (v[i] != want)
+			fail_msg("%s memory %llu chunk %u far %d: key %zu: filter %d, model %d",
+				 q > 0 ? "fpbuffering" : "lru", (unsigned long long)memory, chunk,
+				 far, i, v[i], want);
+		dups += want;
+	}
+	both_verdicts(q > 0 ? "fpbuffering" : "lru", dups, n);
+	pd_filter_destroy(f);
+	free(list);
+	free(k);
+	free(v);
+}
+
+/*
+ * timerbf (ALGORITHMS.md §9; seed 002 §4): m = memory / 4 timers holding expiry times,
+ * 0 = never set. Key i comes at time t = i + 1 (one unit per key; W below 2^20 units is
+ * kept exactly). It probes h_j = mulhi(h1 + j * h2, m): DUPLICATE iff every timer is live
+ * (expiry > t) and, with k' > 1, at least k' of them hold the same expiry. Then (seen:
+ * always; delivered: when DISTINCT) its k timers become t + W + 1.
+ */
+static void timerbf_model(enum pd_window_mode mode, unsigned kprime, uint64_t memory,
+			  unsigned K, uint64_t W, unsigned chunk, bool far)
+{
+	const size_t n = 40000;
+	const uint64_t seed = 0x7b0 + memory + K + W + kprime + mode, m = memory / 4;
+	uint64_t *timer = calloc(m, sizeof(*timer)), *k = tu_keys(n, 4 * W, seed);
+	uint8_t *v = malloc(n);
+	size_t dups = 0;
+	struct pd_filter *f = tu_create((struct pd_filter_params){
+		.type = PD_FILTER_TIMERBF, .memory_bytes = memory, .seed = seed, .k = K,
+		.window = W, .window_mode = mode, .equal_timers = kprime});
+
+	assert_non_null(timer);
+	run_chunks(f, k, v, n, chunk, far);
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t t = i + 1, h1 = key_hash(k[i], seed), h2 = pd_hash2(h1);
+		uint64_t pos[PD_MAX_HASHES];
+		unsigned live = 0, most = 0;
+		uint8_t want;
+
+		for (unsigned j = 0; j < K; j++) {
+			pos[j] = pd_range(h1 + j * h2, m);
+			live += timer[pos[j]] > t;
+		}
+		for (unsigned a = 0; a < K; a++) { /* the most timers with one expiry */
+			unsigned same = 0;
+
+			for (unsigned c = 0; c < K; c++)
+				same += timer[pos[c]] == timer[pos[a]];
+			most = same > most ? same : most;
+		}
+		want = live == K && (kprime <= 1 || most >= kprime);
+		if (v[i] != want)
+			fail_msg("timerbf %s k' %u memory %llu k %u W %llu chunk %u far %d: key %zu: "
+				 "filter %d, model %d", mode == PD_WINDOW_SEEN ? "seen" : "delivered",
+				 kprime, (unsigned long long)memory, K, (unsigned long long)W, chunk,
+				 far, i, v[i], want);
+		dups += want;
+		if (want && mode == PD_WINDOW_DELIVERED)
+			continue;
+		for (unsigned j = 0; j < K; j++)
+			timer[pos[j]] = t + W + 1;
+	}
+	both_verdicts("timerbf", dups, n);
+	pd_filter_destroy(f);
+	free(timer);
+	free(k);
+	free(v);
+}
+
+/* Bloom, lru, fpbuffering and timerbf (both modes, with and without equal timers) on
+ * tables small enough to fill, bursts of 7, 700 and the whole stream, both prefetches. */
+static void test_other_models(void **state)
+{
+	(void)state;
+	for (unsigned chunk = 7; chunk <= 70000; chunk *= 100)
+		for (int far = 0; far <= 1; far++) {
+			bloom_model(4096, 3, chunk, far);
+			bloom_model(512, 1, chunk, far);
+			bloom_model(8192, 8, chunk, far);
+			lru_model(0, 512, chunk, far);
+			lru_model(0.05, 512, chunk, far);
+			lru_model(0, 64, chunk, far);
+			for (int mode = 0; mode <= 1; mode++) {
+				const enum pd_window_mode wm = mode ? PD_WINDOW_DELIVERED :
+								      PD_WINDOW_SEEN;
+
+				timerbf_model(wm, 0, 4096, 4, 300, chunk, far);
+				timerbf_model(wm, 0, 8192, 2, 1000, chunk, far);
+				timerbf_model(wm, 3, 2048, 4, 500, chunk, far);
+				timerbf_model(wm, 6, 4096, 8, 300, chunk, far);
+			}
+		}
 }
 
 /*
@@ -529,6 +703,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sbf_model),
 		cmocka_unit_test(test_ba_model),
+		cmocka_unit_test(test_other_models),
 		cmocka_unit_test(test_qht_model),
 		cmocka_unit_test(test_rowage_model),
 		cmocka_unit_test(test_far_same_verdicts),
