@@ -4,7 +4,18 @@
  * pktdedup approximate duplicate-detection filters.
  *
  * Every filter answers, for each key of a stream, DUPLICATE or DISTINCT and then
- * updates its bounded state (specification: ALGORITHMS.md; papers in seeds/).
+ * updates its bounded state. The papers, by the numbers used below and throughout the
+ * sources (docs/filters.md, "Papers", has the full references; the project's
+ * specification, ALGORITHMS.md, follows them and fixes their typos):
+ *
+ *   000  S. K. Bera, S. Dutta, A. Narang, S. Bhattacherjee, "Advanced Bloom filter based
+ *        algorithms for efficient approximate data de-duplication in streams" (2012)
+ *   001  F. Deng, D. Rafiei, "Approximately detecting duplicates for streaming data
+ *        using stable Bloom filters", SIGMOD 2006
+ *   002  G. Koloniari, N. Ntarmos, E. Pitoura, D. Souravlias, "One is enough:
+ *        distributed filtering for duplicate elimination", CIKM 2011
+ *   004  R. Géraud, M. Lombard-Platet, D. Naccache, "Quotient hash tables: efficiently
+ *        detecting duplicates in streaming data", ACM SAC 2019
  *
  * | name        | paper       | state                          | errors         | cache lines/key |
  * |-------------|-------------|--------------------------------|----------------|-----------------|

@@ -2,7 +2,9 @@
 /**
  * @file
  * The planner: from a memory budget and a target false-positive rate, the parameters of
- * each filter by the papers' rules, and the FPR those rules predict.
+ * each filter by the papers' rules, and the FPR those rules predict. Papers by number
+ * (000 Bera et al., 001 Deng and Rafiei, 002 Koloniari et al., 004 Géraud et al.): the
+ * full references are at the top of pd_filter.h.
  *
  * | filter            | rule                                                             | predicted FPR                       |
  * |-------------------|------------------------------------------------------------------|-------------------------------------|
