@@ -18,9 +18,6 @@
  *           phase 3 (s/i <= p*): for each array whose bit h_j is 0, reset one bit that is
  *                    1 (the next set bit at or after a random position, wrapping), then
  *                    set h_j: the load of each array stays constant.
- *           (An earlier build followed a wrong revision of the spec: no resets in phase 1
- *           and phase 2 for DISTINCT keys only. With s = M/k the stream then never left
- *           phase 1 at 256 MB, and FNR was 0 where the paper has 10.2%.)
  *
  * L_j, the number of 1 bits of array j, is kept exactly on every 0->1 and 1->0 change.
  *
