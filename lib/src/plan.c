@@ -236,8 +236,8 @@ static double sbf_cells(uint64_t memory, unsigned max)
 	return (double)(memory / 8) * (64 / d);
 }
 
-/* The smallest whole P keeping eq. 8 at or below the target (ceil of eq. 17), or 0 when
- * that is more than m. */
+/* The smallest whole P keeping eq. 8 at or below the target (ceil of eq. 17: a whole P
+ * at or above it keeps FPS at or below the target), or 0 when that is more than m. */
 static unsigned sbf_p_for(double target, unsigned max, unsigned k, double m)
 {
 	double P = ceil(pd_sbf_p_for_fps(target, max, k, m) - 1e-9);
@@ -534,7 +534,6 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 	out->basis = "";
 	switch (p.type) {
 	case PD_FILTER_SBF: {
-		unsigned d = 0;
 		double m;
 
 		if (p.expected_n != 0 && (p.sbf_max == 0 || p.k == 0) && p.sbf_max <= 255)
@@ -544,25 +543,19 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 		if (p.sbf_max > 255)
 			return pd_err(err, PD_EINVAL, "sbf_max: %u is out of range 1..255",
 				      p.sbf_max);
-		while ((1u << d) - 1 < p.sbf_max)
-			d++;
-		m = (double)(p.memory_bytes / 8) * (64 / d);
+		m = sbf_cells(p.memory_bytes, p.sbf_max);
 		if (p.k == 0)
 			p.k = pd_sbf_best_k(p.sbf_max, target, m);
 		if (check_k(&p, err) != 0)
 			return -1;
 		if (p.sbf_p == 0) {
-			/* ceil: a whole P at or above eq. 17 keeps FPS at or below the target */
-			double P = ceil(pd_sbf_p_for_fps(target, p.sbf_max, p.k, m) - 1e-9);
-
-			if (!(P >= 1.0))
-				P = 1.0;
-			if (P > m)
+			p.sbf_p = sbf_p_for(target, p.sbf_max, p.k, m);
+			if (p.sbf_p == 0)
 				return pd_err(err, PD_EINVAL,
 					      "sbf_p: eq. 17 asks for P = %.0f, more than the %.0f "
 					      "cells; give more memory or a higher target_fpr",
-					      P, m);
-			p.sbf_p = (uint32_t)P;
+					      ceil(pd_sbf_p_for_fps(target, p.sbf_max, p.k, m) - 1e-9),
+					      m);
 		}
 		if (p.sbf_p > m)
 			return pd_err(err, PD_EINVAL, "sbf_p: %u exceeds the %.0f cells", p.sbf_p,
