@@ -296,11 +296,11 @@ static void test_qht_simd(void **state)
 			pd_filter_destroy(fb);
 			ran++;
 		}
-	if (ran == 0)
-		skip(); /* no AVX-512 on this CPU */
 	free(vb);
 	free(va);
 	free(h);
+	if (ran == 0)
+		skip(); /* no AVX-512 on this CPU */
 }
 
 /* The planner: at a 1e-6 budget the most lanes of a line, b = 20 of f = 25 bits

@@ -110,6 +110,24 @@ unsigned pd_rowage_max_b(unsigned f);
 unsigned pd_rowage_age_bits(unsigned f);
 
 /*
+ * Packed rows read 8 lanes at a time (qhtlru.c, qht.c: AVX-512): lane i of f bits at bit
+ * i*f of a 512-bit row is dwords idx[i / 8][2 (i % 8)] and idx[i / 8][2 (i % 8) + 1] of it
+ * (d = bit / 32 and d + 1, or d again when d is the last: the lane ends within it) shifted
+ * right by sh[i / 8][i % 8] = bit % 32. Lanes past b read bit 0 (masked off by the caller).
+ */
+static inline void pd_lane_tables8(unsigned b, unsigned f, uint32_t idx[8][16],
+				   uint64_t sh[8][8])
+{
+	for (unsigned i = 0; i < 64; i++) {
+		const unsigned bit = i < b ? i * f : 0, d = bit >> 5;
+
+		idx[i / 8][2 * (i % 8)] = d;
+		idx[i / 8][2 * (i % 8) + 1] = d + 1 < 16 ? d + 1 : 15;
+		sh[i / 8][i % 8] = bit & 31;
+	}
+}
+
+/*
  * Windows kept in coarse units (timerbf, windowed qqhtd and qhtlru): the smallest shift s with
  * (W >> s) < 2^(bits-1), and the largest gap in units that is still a match: W itself
  * when s = 0, else (W >> s) - 1, so that a match's gap in ns never exceeds W.

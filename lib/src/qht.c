@@ -582,17 +582,10 @@ static const struct pd_filter_ops qht_ops = {
 	.state_name = "fraction of empty buckets",
 };
 
-/* The AVX-512 lookup's tables: bucket i at bit i*f of the row, in dword d = bit / 32
- * and the next (the last dword when the bucket ends within it), then shifted by bit % 32. */
+/* The AVX-512 lookup's tables. */
 static void qht_tables(struct qht *q)
 {
-	for (unsigned i = 0; i < 64; i++) {
-		const unsigned bit = i < q->b ? i * q->f : 0, d = bit >> 5;
-
-		q->idx8[i / 8][2 * (i % 8)] = d;
-		q->idx8[i / 8][2 * (i % 8) + 1] = d + 1 < 16 ? d + 1 : 15;
-		q->sh8[i / 8][i % 8] = bit & 31;
-	}
+	pd_lane_tables8(q->b, q->f, q->idx8, q->sh8);
 	q->valid = q->b >= 64 ? ~0ULL : (1ULL << q->b) - 1;
 }
 

@@ -286,14 +286,12 @@ QL_PROBE(ql_probe_avx2, ql_step_avx2, __attribute__((target("avx2"))))
 /* The permute and shift tables of the SIMD lookups, and the update's masks, for (b, f). */
 static void ql_tables(struct qhtlru *q)
 {
+	pd_lane_tables8(q->b, q->f, q->idx8, q->sh8);
 	for (unsigned i = 0; i < 64; i++) {
 		unsigned bit = i < q->b ? i * q->f : 0;
 		unsigned d = bit >> 5, d1 = d + 1 < 16 ? d + 1 : 15; /* d = 15: the lane ends
 								      * within it */
 
-		q->idx8[i / 8][2 * (i % 8)] = d;
-		q->idx8[i / 8][2 * (i % 8) + 1] = d1;
-		q->sh8[i / 8][i % 8] = bit & 31;
 		q->idx4[i / 4][2 * (i % 4)] = d & 7;
 		q->idx4[i / 4][2 * (i % 4) + 1] = d1 & 7;
 		q->hi4[i / 4][2 * (i % 4)] = d >= 8 ? ~0u : 0;
