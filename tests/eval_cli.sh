@@ -75,7 +75,84 @@ done
 "$eval_bin" --plan --filter qqhtd --memory 64M --fpr 1e-6 > "$tmp/plan.txt" &&
 	grep -q "qqhtd .*b=[0-9]* f=[0-9]*" "$tmp/plan.txt" && ok "plan" || bad "plan"
 
-# 5. Bad options: exit 2 and a message naming the option.
+# 5. --series against the independent scorer on every prefix of the same keys.
+"$eval_bin" --filter sbf --memory 4K --keys "$tmp/keys.bin" --verdicts "$tmp/v.bin" \
+	--series 7 --json > "$tmp/series.json"
+"$py" - "$tmp/keys.bin" "$tmp/v.bin" "$tmp/series.json" <<'PY' && ok "series" || bad "series"
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+keys = struct.unpack("<%dQ" % (len(data) // 8), data)
+v = open(sys.argv[2], "rb").read()
+pts = json.load(open(sys.argv[3]))["series"]
+n = len(keys)
+assert [p["n"] for p in pts] == [-(-n * i // 7) for i in range(1, 8)], [p["n"] for p in pts]
+seen, d, fp, fn, j = set(), 0, 0, 0, 0
+for i, k in enumerate(keys):
+    dup = k in seen
+    seen.add(k)
+    d += not dup
+    fp += (not dup) and v[i] == 1
+    fn += dup and v[i] == 0
+    if i + 1 == pts[j]["n"]:
+        p = pts[j]
+        assert p["distinct"] == d, (p, d)
+        assert abs(p["fpr"] - fp / d) < 1e-8 and abs(p["fnr"] - fn / (i + 1 - d)) < 1e-8, (p, fp, fn)
+        assert 0 < p["state"] <= 1
+        j += 1
+assert j == 7
+PY
+
+# More points than keys: one a key, and the whole stream still read.
+"$eval_bin" --filter exact --n 5 --series 10 --json |
+	"$py" -c 'import json,sys; o=json.load(sys.stdin); sys.exit(o["n"] != 5 or [p["n"] for p in o["series"]] != [1, 2, 3, 4, 5])' &&
+	ok "series > n" || bad "series > n"
+
+# 6. The bitmap oracle (generated streams) against the exact hash set (the filter).
+for st in "--stream uniform --distinct 0.3" "--stream zipf" "--stream poisson --lambda 0.3" \
+	"--stream bmodel --levels 4"; do
+	# shellcheck disable=SC2086
+	"$eval_bin" --filter exact --n 300000 $st --json > "$tmp/ex.json" &&
+		"$py" -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(o["fp"] or o["fn"] or o["distinct"] in (0, o["n"]))' \
+			"$tmp/ex.json" && ok "oracle agrees ($st)" || bad "oracle ($st)"
+done
+
+# 7. Poisson and b-model streams (Deng & Rafiei section 5.1): the share of positions with
+# a frequent key, overall (poisson) and per half (one b-model level, bias 0.9).
+"$eval_bin" --filter exact --n 400000 --stream poisson --lambda 0.3 --spread 1 --series 2 \
+	--json > "$tmp/poisson.json"
+"$eval_bin" --filter exact --n 400000 --stream bmodel --levels 1 --bias 0.9 --volume 0.5 \
+	--spread 1 --series 2 --json > "$tmp/bmodel.json"
+"$py" - "$tmp/poisson.json" "$tmp/bmodel.json" <<'PY' && ok "poisson/bmodel shares" || bad "poisson/bmodel shares"
+import json, sys
+# spread 1: the frequent arrivals fall on a handful of keys (a few dozen distinct)
+p = json.load(open(sys.argv[1]))
+own = p["distinct"] / p["n"]
+assert abs(own - 0.7) < 0.005, own
+b = json.load(open(sys.argv[2]))["series"]
+half = 200000
+own1 = b[0]["distinct"] / half
+own2 = (b[1]["distinct"] - b[0]["distinct"]) / half
+# the volume 0.5 n splits 0.9 / 0.1 over the halves: densities 0.9 and 0.1, either way round
+assert sorted([round(own1, 2), round(own2, 2)]) == [0.1, 0.9], (own1, own2)
+PY
+
+# 8. --memory-bits: the qht family gets the lines whose rows come nearest M / (b f).
+for bf in "1 2" "2 3" "8 5" "16 6"; do
+	set -- $bf
+	"$eval_bin" --filter qht --b "$1" --f "$2" --memory-bits 65536 --n 1000 --json \
+		> "$tmp/mb.json"
+	"$py" - "$tmp/mb.json" "$1" "$2" <<'PY' && ok "memory-bits b=$1 f=$2" || bad "memory-bits b=$1 f=$2"
+import json, sys
+o = json.load(open(sys.argv[1]))
+b, f = int(sys.argv[2]), int(sys.argv[3])
+rows = o["memory_bytes"] * 8 // (b * f)
+assert abs(rows - 65536 / (b * f)) <= (512 // (b * f)) / 2, rows
+PY
+done
+"$eval_bin" --filter sbf --max 1 --memory-bits 16384 --n 1000 --json |
+	grep -q '"memory_bytes": 2048,' && ok "memory-bits sbf" || bad "memory-bits sbf"
+
+# 9. Bad options: exit 2 and a message naming the option.
 expect_2() {
 	local what=$1
 	shift
@@ -104,6 +181,13 @@ expect_2 "qht_f" --filter qht --f 40
 expect_2 "window" --filter qht --window 10
 expect_2 --alpha --alpha 2
 expect_2 "needs a value" --memory
+expect_2 "at least 64" --memory 63
+expect_2 "exclusive" --memory 1M --memory-bits 65536
+expect_2 --lambda --lambda 0.5
+expect_2 --lambda --stream poisson --lambda 2
+expect_2 --spread --spread 10
+expect_2 "volume \* (2 bias)^levels" --stream bmodel --bias 0.9 --levels 6 --volume 0.5 --n 10
+expect_2 --series --series 0
 
 echo "eval_cli: $fails failure(s)"
 [ $fails -eq 0 ]

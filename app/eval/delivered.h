@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The truth of delivered mode (seed 002, Definition 4; ALGORITHMS.md §9): a key is a
- * duplicate iff the filter under test delivered it (reported it DISTINCT) at most W keys
- * before. The truth depends on the filter's own verdicts, so it is scored after them.
- * An oracle that delivers by its own ideal verdicts instead would turn every copy the
- * filter let through into a later "false positive" (timerbf with --equal-timers 6:
+ * The truth of delivered mode (Koloniari, Ntarmos, Pitoura and Souravlias, "One is enough:
+ * distributed filtering for duplicate elimination", seed 002, Definition 4; ALGORITHMS.md
+ * §9): a key is a duplicate iff the filter under test delivered it (reported it DISTINCT)
+ * at most W keys before. The truth depends on the filter's own verdicts, so it is scored
+ * after them. An oracle that delivers by its own ideal verdicts instead would turn every
+ * copy the filter let through into a later "false positive" (timerbf with --equal-timers 6:
  * FPR 8.8% where Definition 4 gives 0).
  */
 #ifndef PKTDEDUP_EVAL_DELIVERED_H

@@ -17,6 +17,7 @@
 
 #include "../common/cli.h"
 #include "delivered.h"
+#include "oracle.h"
 #include "streams.h"
 
 #define CHUNK 65536
@@ -31,12 +32,21 @@ struct opts {
 	double alpha;
 	uint64_t universe;
 	uint64_t stream_seed;
+	struct stream_freq freq;  /* poisson, bmodel */
+	uint64_t memory_bits;     /* --memory-bits: the paper's M, or 0 */
+	unsigned series;          /* --series: checkpoints over the stream, or 0 */
 	const char *keys_path;
 	const char *verdicts_path;
 	enum pd_window_mode truth_mode;
 	int json;
 	int plan_only;
 	int progress;
+};
+
+/* Counts at a checkpoint of --series. */
+struct point {
+	uint64_t n, distinct, fp, fn;
+	double state;
 };
 
 struct run {
@@ -47,6 +57,8 @@ struct run {
 	uint64_t fp, fn, distinct, dups;
 	double seconds;
 	FILE *verdicts;
+	struct point *pts;         /* --series checkpoints */
+	unsigned npts;
 };
 
 static void usage(FILE *out)
@@ -59,7 +71,9 @@ static void usage(FILE *out)
 		"  --filter NAME      one of: %s,\n"
 		"                     or all (default: all)\n"
 		"  --memory SIZE      state budget per filter, bytes with K/M/G suffix (1024-based)\n"
-		"                     (default: 8M)\n"
+		"                     (default: 8M; at least 64)\n"
+		"  --memory-bits M    the state as a paper gives it, M bits: bit arrays get M bits,\n"
+		"                     the qht family the whole lines that hold nearest M/(b*f) rows\n"
 		"  --fpr TARGET       planner target false-positive rate (default: %g)\n"
 		"  --seed N           hash key and PRNG seed of the filters (default: 1)\n"
 		"  --k N              sbf K; bloom/timerbf hashes; rsbf/bsbf/bsbfsd/rlbsbf arrays\n"
@@ -77,11 +91,17 @@ static void usage(FILE *out)
 		"  --plan             print the planner's parameters and predicted FPR, then exit\n"
 		"\n"
 		"Stream:\n"
-		"  --stream KIND      uniform or zipf (default: uniform)\n"
+		"  --stream KIND      uniform, zipf, poisson or bmodel (default: uniform)\n"
 		"  --n N              keys in the stream (default: 10000000)\n"
 		"  --distinct D       uniform: fraction of distinct keys, 0 < D <= 1 (default 0.15)\n"
 		"  --alpha A          zipf exponent (default: 1.0)\n"
 		"  --universe U       zipf ranks (default: 1000000)\n"
+		"  --lambda L         poisson: share of positions holding a frequent key (default 0.5)\n"
+		"  --bias B, --levels L, --volume V\n"
+		"                     bmodel: burst bias 0.5..1, halvings, frequent share of the\n"
+		"                     stream (default 0.7, 6, 0.1)\n"
+		"  --spread U         poisson/bmodel: mean of the exponential spreading the frequent\n"
+		"                     arrivals over keys (default 10000)\n"
 		"  --stream-seed N    seed of the stream generator (default: 42)\n"
 		"  --keys FILE        read keys from FILE: raw little-endian uint64, 8 bytes each\n"
 		"\n"
@@ -89,13 +109,15 @@ static void usage(FILE *out)
 		"  --verdicts FILE    write one byte per key, 1 = DUPLICATE, 0 = DISTINCT\n"
 		"                     (one filter only)\n"
 		"  --json             JSON: one object, or an array with --filter all\n"
+		"  --series N         FPR, FNR and state at N evenly spaced points of the stream\n"
 		"  --help             this text\n",
 		cli_filter_names(), PD_DEFAULT_TARGET_FPR);
 }
 
 enum {
 	O_FILTER = 256, O_WINDOW, O_EQT, O_WMODE, O_PLAN, O_STREAM, O_N, O_DISTINCT, O_ALPHA,
-	O_UNIVERSE, O_SSEED, O_KEYS, O_VERDICTS, O_JSON, O_HELP,
+	O_UNIVERSE, O_SSEED, O_KEYS, O_VERDICTS, O_JSON, O_HELP, O_LAMBDA, O_BIAS, O_LEVELS,
+	O_VOLUME, O_SPREAD, O_SERIES, O_MEMBITS,
 };
 
 static const struct option longopts[] = {
@@ -115,12 +137,21 @@ static const struct option longopts[] = {
 	{"verdicts", required_argument, NULL, O_VERDICTS},
 	{"json", no_argument, NULL, O_JSON},
 	{"help", no_argument, NULL, O_HELP},
+	{"lambda", required_argument, NULL, O_LAMBDA},
+	{"bias", required_argument, NULL, O_BIAS},
+	{"levels", required_argument, NULL, O_LEVELS},
+	{"volume", required_argument, NULL, O_VOLUME},
+	{"spread", required_argument, NULL, O_SPREAD},
+	{"series", required_argument, NULL, O_SERIES},
+	{"memory-bits", required_argument, NULL, O_MEMBITS},
 	{NULL, 0, NULL, 0},
 };
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	int c, li = -1, stream_set = 0, zipf_opt = 0, uniform_opt = 0;
+	int c, li = -1, stream_set = 0, zipf_opt = 0, uniform_opt = 0, poisson_opt = 0;
+	int bmodel_opt = 0, freq_opt = 0, memory_set = 0;
+	uint32_t u32;
 	const char *specific = NULL; /* the first option of one filter's parameters */
 
 	cli_prog = "pktdedup-eval";
@@ -135,6 +166,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->universe = 1000000;
 	o->stream_seed = 42;
 	o->truth_mode = PD_WINDOW_SEEN;
+	o->freq = (struct stream_freq){.lambda = 0.5, .bias = 0.7, .levels = 6, .volume = 0.1,
+				       .spread = 10000.0};
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, &li)) != -1) {
@@ -176,10 +209,45 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case O_STREAM:
 			stream_set = 1;
-			r = cli_choice("--stream", a, (const char *const[]){"uniform", "zipf", NULL},
-				       &choice);
+			r = cli_choice("--stream", a, (const char *const[]){"uniform", "zipf", "poisson",
+					"bmodel", NULL}, &choice);
 			if (r == 0)
-				o->stream = choice == 1 ? STREAM_ZIPF : STREAM_UNIFORM;
+				o->stream = (enum stream_kind[]){STREAM_UNIFORM, STREAM_ZIPF,
+					STREAM_POISSON, STREAM_BMODEL}[choice];
+			break;
+		case O_LAMBDA:
+			poisson_opt = 1;
+			r = cli_real("--lambda", a, 1e-9, 1.0, &o->freq.lambda);
+			break;
+		case O_BIAS:
+			bmodel_opt = 1;
+			r = cli_real("--bias", a, 0.5, 0.999999, &o->freq.bias);
+			break;
+		case O_LEVELS:
+			bmodel_opt = 1;
+			r = cli_u32("--levels", a, &u32);
+			if (r == 0 && u32 > 24)
+				r = cli_bad("--levels", a, "at most 24");
+			o->freq.levels = u32;
+			break;
+		case O_VOLUME:
+			bmodel_opt = 1;
+			r = cli_real("--volume", a, 1e-9, 1.0, &o->freq.volume);
+			break;
+		case O_SPREAD:
+			freq_opt = 1;
+			r = cli_real("--spread", a, 1.0, 1e15, &o->freq.spread);
+			break;
+		case O_SERIES:
+			r = cli_u32("--series", a, &u32);
+			if (r == 0 && (u32 < 1 || u32 > 100000))
+				r = cli_bad("--series", a, "must be 1..100000");
+			o->series = u32;
+			break;
+		case O_MEMBITS:
+			r = cli_count("--memory-bits", a, &o->memory_bits);
+			if (r == 0 && o->memory_bits < 512)
+				r = cli_bad("--memory-bits", a, "at least 512 (one 64-byte line)");
 			break;
 		case O_N:
 			r = cli_count("--n", a, &o->n);
@@ -218,6 +286,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			fprintf(stderr, "pktdedup-eval: %s needs a value\n", name);
 			return -1;
 		default:
+			if (c == CLI_O_MEMORY) { /* smaller than the app's: the papers' sizes */
+				memory_set = 1;
+				r = cli_size("--memory", a, &o->p.memory_bytes);
+				if (r == 0 && o->p.memory_bytes < 64)
+					r = cli_bad("--memory", a, "at least 64 bytes (one line)");
+				break;
+			}
 			if (c >= CLI_O_MEMORY && c < CLI_O_FILTER_END) {
 				if (c >= CLI_O_K && specific == NULL)
 					specific = longopts[li].name;
@@ -246,10 +321,28 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (o->keys_path != NULL)
 		o->stream = STREAM_FILE;
-	if (o->stream == STREAM_UNIFORM && zipf_opt) {
+	if (o->stream != STREAM_ZIPF && zipf_opt) {
 		fprintf(stderr, "pktdedup-eval: --alpha/--universe need --stream zipf\n");
 		return -1;
 	}
+	if (o->stream != STREAM_POISSON && poisson_opt) {
+		fprintf(stderr, "pktdedup-eval: --lambda needs --stream poisson\n");
+		return -1;
+	}
+	if (o->stream != STREAM_BMODEL && bmodel_opt) {
+		fprintf(stderr, "pktdedup-eval: --bias/--levels/--volume need --stream bmodel\n");
+		return -1;
+	}
+	if (o->stream != STREAM_POISSON && o->stream != STREAM_BMODEL && freq_opt) {
+		fprintf(stderr, "pktdedup-eval: --spread needs --stream poisson or bmodel\n");
+		return -1;
+	}
+	if (memory_set && o->memory_bits != 0) {
+		fprintf(stderr, "pktdedup-eval: --memory and --memory-bits are exclusive\n");
+		return -1;
+	}
+	if (o->memory_bits != 0)
+		o->p.memory_bytes = (o->memory_bits + 7) / 8;
 	if (o->stream != STREAM_UNIFORM && uniform_opt) {
 		fprintf(stderr, "pktdedup-eval: --distinct needs --stream uniform\n");
 		return -1;
@@ -285,6 +378,36 @@ static struct pd_filter_params params_for(const struct opts *o, enum pd_filter_t
 	return p;
 }
 
+/*
+ * --memory-bits for the qht family: rows are packed whole into 64-byte lines, so M bits
+ * hold M/(b f) rows only up to a line. Give the filter the whole lines whose rows come
+ * nearest M/(b f), within half a line of rows. Table 1 of Geraud et al., "Quotient hash
+ * tables" (seed 004), has b = 16, f = 6 at 65,536 bits: 680 rows here for the paper's
+ * 682.7, where M/8 bytes would hold 640.
+ */
+static int fit_memory_bits(const struct opts *o, struct pd_filter_params *p, struct pd_error *err)
+{
+	struct pd_plan plan, line;
+	struct pd_filter_params q;
+	uint64_t rpl, lines;
+
+	if (o->memory_bits == 0 || (p->type != PD_FILTER_QHT && p->type != PD_FILTER_QHTD &&
+				    p->type != PD_FILTER_QQHTD && p->type != PD_FILTER_QHTLRU))
+		return 0;
+	if (pd_plan(p, &plan, err) != 0)
+		return -1;
+	q = plan.params;
+	q.memory_bytes = 64;
+	if (pd_plan(&q, &line, err) != 0)
+		return -1;
+	rpl = line.remembers / q.qht_b; /* rows in one line */
+	lines = (uint64_t)llround((double)o->memory_bits / ((double)q.qht_b * q.qht_f * rpl));
+	p->qht_b = q.qht_b;
+	p->qht_f = q.qht_f;
+	p->memory_bytes = (lines ? lines : 1) * 64;
+	return 0;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -305,7 +428,7 @@ static void print_json(const struct run *r, uint64_t n, int last)
 	       "\"footprint_bytes\": %llu, \"n\": %llu, \"distinct\": %llu, \"duplicates\": %llu, "
 	       "\"fp\": %llu, \"fn\": %llu, \"fpr\": %.9g, \"fnr\": %.9g, \"error_rate\": %.9g, "
 	       "\"keys_per_sec\": %.6g, \"ns_per_key\": %.4g, \"predicted_fpr\": %.6g, "
-	       "\"predicted_fnr\": %.6g, \"assumed_gap\": %llu, \"state\": %.6g, \"state_name\": \"%s\"}%s\n",
+	       "\"predicted_fnr\": %.6g, \"assumed_gap\": %llu, \"state\": %.6g, \"state_name\": \"%s\"%s",
 	       pd_filter_type_name(p->type), desc, (unsigned long long)(st.memory_bits / 8),
 	       (unsigned long long)st.footprint_bytes, (unsigned long long)n,
 	       (unsigned long long)r->distinct, (unsigned long long)r->dups,
@@ -315,7 +438,27 @@ static void print_json(const struct run *r, uint64_t n, int last)
 	       n ? (double)(r->fp + r->fn) / n : 0.0, r->seconds > 0 ? n / r->seconds : 0.0,
 	       n ? r->seconds * 1e9 / n : 0.0, r->plan.predicted_fpr, r->plan.predicted_fnr,
 	       (unsigned long long)r->plan.assumed_gap, st.state, st.state_name,
-	       last ? "" : ",");
+	       r->npts ? "," : "}");
+	if (r->npts) {
+		printf("  \"series\": [\n");
+		for (unsigned i = 0; i < r->npts; i++) {
+			const struct point *a = i ? &r->pts[i - 1] : &(struct point){0};
+			const struct point *b = &r->pts[i];
+			const uint64_t dd = b->distinct - a->distinct;
+			const uint64_t du = (b->n - a->n) - dd;
+
+			printf("    {\"n\": %llu, \"distinct\": %llu, \"fpr\": %.9g, \"fnr\": %.9g, \"fpr_interval\": "
+			       "%.9g, \"fnr_interval\": %.9g, \"state\": %.6g}%s\n",
+			       (unsigned long long)b->n, (unsigned long long)b->distinct,
+			       b->distinct ? (double)b->fp / b->distinct : 0.0,
+			       b->n - b->distinct ? (double)b->fn / (b->n - b->distinct) : 0.0,
+			       dd ? (double)(b->fp - a->fp) / dd : 0.0,
+			       du ? (double)(b->fn - a->fn) / du : 0.0, b->state,
+			       i + 1 < r->npts ? "," : "");
+		}
+		printf("  ]}");
+	}
+	printf("%s\n", last ? "" : ",");
 }
 
 static void print_row(const struct run *r, uint64_t n)
@@ -333,6 +476,20 @@ static void print_row(const struct run *r, uint64_t n)
 	       r->dups ? (double)r->fn / r->dups : 0.0, n ? (double)(r->fp + r->fn) / n : 0.0,
 	       r->plan.predicted_fpr, r->seconds > 0 ? n / r->seconds / 1e6 : 0.0,
 	       n ? r->seconds * 1e9 / n : 0.0, st.state);
+}
+
+static void print_series(const struct run *r)
+{
+	printf("\n%s: %12s %10s %10s %10s\n", pd_filter_type_name(pd_filter_params(r->f)->type),
+	       "keys", "FPR", "FNR", "state");
+	for (unsigned i = 0; i < r->npts; i++) {
+		const struct point *b = &r->pts[i];
+
+		printf("%*s  %12llu %10.4e %10.4e %10.4f\n",
+		       (int)strlen(pd_filter_type_name(pd_filter_params(r->f)->type)), "",
+		       (unsigned long long)b->n, b->distinct ? (double)b->fp / b->distinct : 0.0,
+		       b->n - b->distinct ? (double)b->fn / (b->n - b->distinct) : 0.0, b->state);
+	}
 }
 
 static int plan_only(const struct opts *o)
@@ -396,6 +553,12 @@ static int open_stream(const struct opts *o, struct stream *s)
 				     sizeof(msg)) == 0)
 			return 0;
 		break;
+	case STREAM_POISSON:
+	case STREAM_BMODEL:
+		if (stream_open_freq(s, o->stream, o->n, &o->freq, o->stream_seed, msg,
+				     sizeof(msg)) == 0)
+			return 0;
+		break;
 	case STREAM_FILE:
 		if (stream_open_file(s, o->keys_path, msg, sizeof(msg)) == 0)
 			return 0;
@@ -410,13 +573,14 @@ int main(int argc, char **argv)
 	struct opts o;
 	struct run runs[PD_FILTER_COUNT];
 	unsigned nruns = 0;
-	struct pd_filter *truth = NULL;
-	struct pd_filter_params tp = {0};
+	struct oracle *truth = NULL;
 	struct pd_error err = {0};
+	char msg[512];
 	struct stream s;
 	uint64_t *keys = NULL;
 	uint8_t *truth_v = NULL, *wtruth_v = NULL, *v = NULL;
-	uint64_t done = 0, distinct = 0;
+	uint64_t done = 0, distinct = 0, next_point = UINT64_MAX;
+	unsigned point = 0;
 	double last_progress = 0.0;
 	int rc = 0;
 
@@ -436,7 +600,7 @@ int main(int argc, char **argv)
 			continue;
 		r = &runs[nruns];
 		p = params_for(&o, (enum pd_filter_type)t);
-		if (pd_plan(&p, &r->plan, &err) != 0 ||
+		if (fit_memory_bits(&o, &p, &err) != 0 || pd_plan(&p, &r->plan, &err) != 0 ||
 		    (r->f = pd_filter_create(&p, &err)) == NULL) {
 			fprintf(stderr, "pktdedup-eval: %s: %s\n", pd_filter_type_name(p.type),
 				err.msg);
@@ -464,6 +628,11 @@ int main(int argc, char **argv)
 				goto out;
 			}
 		}
+		if (o.series != 0 && (r->pts = calloc(o.series, sizeof(*r->pts))) == NULL) {
+			fprintf(stderr, "pktdedup-eval: out of memory\n");
+			rc = 1;
+			goto out;
+		}
 		nruns++;
 	}
 	if (o.verdicts_path != NULL) {
@@ -475,9 +644,12 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	tp.type = PD_FILTER_EXACT;
-	tp.seed = o.p.seed;
-	truth = pd_filter_create(&tp, &err);
+	truth = oracle_new(stream_key_bound(&s), o.p.seed, msg, sizeof(msg));
+	if (truth == NULL) {
+		fprintf(stderr, "pktdedup-eval: %s\n", msg);
+		rc = 1;
+		goto out;
+	}
 	keys = malloc(CHUNK * sizeof(*keys));
 	truth_v = malloc(CHUNK);
 	wtruth_v = malloc(CHUNK);
@@ -489,8 +661,12 @@ int main(int argc, char **argv)
 	}
 
 	o.progress = isatty(2);
+	if (o.series > s.n) /* at most a point a key: the points stay strictly increasing */
+		o.series = (unsigned)s.n;
+	if (o.series != 0) /* checkpoint i at ceil(n i / series) keys, the last at n */
+		next_point = s.n / o.series + ((s.n % o.series) + o.series - 1) / o.series;
 	for (;;) {
-		long c = stream_next(&s, keys, CHUNK);
+		long c = stream_next(&s, keys, next_point - done < CHUNK ? next_point - done : CHUNK);
 
 		if (c < 0) {
 			fprintf(stderr, "pktdedup-eval: --keys %s: read error after %llu keys\n",
@@ -500,7 +676,7 @@ int main(int argc, char **argv)
 		}
 		if (c == 0)
 			break;
-		pd_filter_burst_u64(truth, keys, NULL, truth_v, (size_t)c);
+		oracle_score(truth, keys, truth_v, (size_t)c);
 		for (long j = 0; j < c; j++)
 			distinct += truth_v[j] == 0;
 		for (unsigned i = 0; i < nruns; i++) {
@@ -535,6 +711,21 @@ int main(int argc, char **argv)
 			}
 		}
 		done += (uint64_t)c;
+		if (done == next_point) {
+			for (unsigned i = 0; i < nruns; i++) {
+				struct run *r = &runs[i];
+				struct pd_filter_stats st;
+
+				pd_filter_stats(r->f, &st);
+				r->pts[point] = (struct point){done, r->distinct, r->fp, r->fn, st.state};
+				r->npts = point + 1;
+			}
+			point++;
+			next_point = point < o.series ?
+				s.n / o.series * (point + 1) +
+				((s.n % o.series) * (point + 1) + o.series - 1) / o.series :
+				UINT64_MAX;
+		}
 		if (o.progress && now_s() - last_progress > 0.5) {
 			last_progress = now_s();
 			fprintf(stderr, "\rpktdedup-eval: %llu / %llu keys (%.0f%%)",
@@ -557,9 +748,8 @@ int main(int argc, char **argv)
 	} else {
 		printf("stream: %s, n = %llu keys, distinct (exact) = %llu; memory budget %llu bytes"
 		       " per filter; filter seed %llu\n",
-		       o.stream == STREAM_UNIFORM ? "uniform" :
-		       o.stream == STREAM_ZIPF    ? "zipf" :
-						    o.keys_path,
+		       o.stream == STREAM_FILE ? o.keys_path :
+		       (const char *[]){"uniform", "zipf", "poisson", "bmodel"}[o.stream],
 		       (unsigned long long)done,
 		       (unsigned long long)distinct,
 		       (unsigned long long)o.p.memory_bytes, (unsigned long long)o.p.seed);
@@ -568,18 +758,22 @@ int main(int argc, char **argv)
 		       "Mkeys/s", "ns/key", "state");
 		for (unsigned i = 0; i < nruns; i++)
 			print_row(&runs[i], done);
+		for (unsigned i = 0; i < nruns; i++)
+			if (runs[i].npts)
+				print_series(&runs[i]);
 	}
 out:
 	for (unsigned i = 0; i < nruns; i++) {
 		pd_filter_destroy(runs[i].f);
 		pd_filter_destroy(runs[i].truth);
 		delivered_free(runs[i].dtruth);
+		free(runs[i].pts);
 		if (runs[i].verdicts != NULL && fclose(runs[i].verdicts) != 0 && rc == 0) {
 			fprintf(stderr, "pktdedup-eval: --verdicts: %s\n", strerror(errno));
 			rc = 1;
 		}
 	}
-	pd_filter_destroy(truth);
+	oracle_free(truth);
 	stream_close(&s);
 	free(keys);
 	free(truth_v);

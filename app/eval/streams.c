@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -116,6 +117,79 @@ static uint64_t zipf_next(struct stream *s)
 	}
 }
 
+/* b-model densities: the frequent arrivals per position in each of 2^levels equal
+ * sub-intervals, splitting the volume recursively with a share `bias` to a random half. */
+static int bmodel_density(struct stream *s, const struct stream_freq *fq, char *msg,
+			  size_t len)
+{
+	const size_t cells = (size_t)1 << fq->levels;
+
+	if (fq->volume * pow(2.0 * fq->bias, fq->levels) > 1.0) {
+		snprintf(msg, len, "--volume %g with --bias %g cannot take %u --levels: the densest "
+			 "sub-interval would need %.3g arrivals per position (the b-model needs "
+			 "volume * (2 bias)^levels <= 1)", fq->volume, fq->bias, fq->levels,
+			 fq->volume * pow(2.0 * fq->bias, fq->levels));
+		return -1;
+	}
+	s->density = malloc(cells * sizeof(*s->density));
+	if (s->density == NULL) {
+		snprintf(msg, len, "out of memory");
+		return -1;
+	}
+	s->density[0] = fq->volume;
+	for (unsigned l = 0; l < fq->levels; l++) /* level l has 2^l cells: split each */
+		for (size_t j = ((size_t)1 << l); j-- > 0;) {
+			const double w = s->density[j];
+			const int first = (splitmix64(&s->rng) & 1) != 0;
+
+			s->density[2 * j] = 2.0 * w * (first ? fq->bias : 1.0 - fq->bias);
+			s->density[2 * j + 1] = 2.0 * w * (first ? 1.0 - fq->bias : fq->bias);
+		}
+	s->levels = fq->levels;
+	return 0;
+}
+
+int stream_open_freq(struct stream *s, enum stream_kind kind, uint64_t n,
+		     const struct stream_freq *fq, uint64_t seed, char *msg, size_t len)
+{
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	s->n = n;
+	s->rng = seed;
+	s->spread = fq->spread;
+	if (!(fq->spread >= 1.0)) {
+		snprintf(msg, len, "--spread must be at least 1");
+		return -1;
+	}
+	if (kind == STREAM_POISSON) {
+		if (!(fq->lambda > 0.0 && fq->lambda <= 1.0)) {
+			snprintf(msg, len, "--lambda must be in (0, 1]");
+			return -1;
+		}
+		s->lambda = fq->lambda;
+		return 0;
+	}
+	if (!(fq->bias >= 0.5 && fq->bias < 1.0) || fq->levels > 24 ||
+	    !(fq->volume > 0.0 && fq->volume <= 1.0)) {
+		snprintf(msg, len, "--bias must be in [0.5, 1), --levels at most 24, --volume in "
+			 "(0, 1]");
+		return -1;
+	}
+	return bmodel_density(s, fq, msg, len);
+}
+
+static uint64_t freq_next(struct stream *s, uint64_t t)
+{
+	double p = s->lambda;
+
+	if (s->kind == STREAM_BMODEL) /* the sub-interval of position t */
+		p = s->density[(size_t)((long double)t * ((size_t)1 << s->levels) / s->n)];
+	if (unit(&s->rng) >= p)
+		return t; /* a key of its own */
+	/* 1 - unit is in (0, 1]: the log is finite */
+	return s->n + (uint64_t)fmin(-s->spread * log(1.0 - unit(&s->rng)), 64.0 * s->spread);
+}
+
 int stream_open_file(struct stream *s, const char *path, char *msg, size_t len)
 {
 	struct stat st;
@@ -159,6 +233,11 @@ long stream_next(struct stream *s, uint64_t *keys, size_t max)
 		for (size_t i = 0; i < c; i++)
 			keys[i] = zipf_next(s);
 		break;
+	case STREAM_POISSON:
+	case STREAM_BMODEL:
+		for (size_t i = 0; i < c; i++)
+			keys[i] = freq_next(s, s->produced + i);
+		break;
 	case STREAM_FILE: {
 		unsigned char buf[8];
 
@@ -178,8 +257,26 @@ long stream_next(struct stream *s, uint64_t *keys, size_t max)
 	return (long)c;
 }
 
+uint64_t stream_key_bound(const struct stream *s)
+{
+	switch (s->kind) {
+	case STREAM_UNIFORM:
+		return s->universe == 0.0 ? s->n : (uint64_t)s->universe;
+	case STREAM_ZIPF:
+		return (uint64_t)s->universe + 1;
+	case STREAM_POISSON:
+	case STREAM_BMODEL:
+		return s->n + (uint64_t)(64.0 * s->spread) + 1;
+	case STREAM_FILE:
+		break;
+	}
+	return 0;
+}
+
 void stream_close(struct stream *s)
 {
+	free(s->density);
+	s->density = NULL;
 	if (s->file != NULL)
 		fclose(s->file);
 	s->file = NULL;
