@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Filters against the papers' formulas: SBF stable FPR (001 eq. 8, Corollary 4), QHT and
- * QHTD/QQHTD asymptotic FPR (004 §4.3, §5), Bloom FPR, and the FNR ordering of 000
- * Tables 4-9.
+ * QHTD/QQHTD asymptotic FPR (004 §4.3, §5), Bloom FPR, and the FNR ordering of 000 Tables
+ * 4-9. The papers: 000 = Bera, Dutta, Narang and Bhattacherjee, "Advanced Bloom filter
+ * based algorithms for efficient approximate data de-duplication in streams"; 001 = Deng
+ * and Rafiei, "Approximately detecting duplicates for streaming data using stable Bloom
+ * filters"; 004 = Geraud, Lombard-Platet and Naccache, "Quotient hash tables".
  */
 #include <math.h>
 #include <stdio.h>
@@ -127,7 +130,7 @@ static void test_paper_trend(void **state)
 	uint8_t *truth, *v;
 
 	(void)state;
-	for (int i = 0; i < 200; i++) { /* U (1 - e^(-N/U)) = 0.15 N, ALGORITHMS.md §11 */
+	for (int i = 0; i < 200; i++) { /* U (1 - e^(-N/U)) = 0.15 N, 000 §6 */
 		double mid = sqrt(lo * hi);
 
 		if (mid * -expm1(-N / mid) < 0.15 * N)
@@ -154,8 +157,12 @@ static void test_paper_trend(void **state)
 		       (double)s.distinct / n, fpr[i], fnr[i]);
 		pd_filter_destroy(f);
 	}
-	assert_true(fnr[2] < fnr[1]);
-	assert_true(fnr[1] < fnr[0]);
+	/* The paper's ratios at this many bits a distinct key (Table 4, 128 MB): sbf 37.8%,
+	 * bsbf 3.89%, rlbsbf 0.377%, about 10x each; measured here 0.380, 0.040, 0.0039. A
+	 * factor of 4 leaves room for the seed and fails a filter that behaves as its
+	 * neighbour (rlbsbf as bsbf: 0.0396 against 0.0401). */
+	assert_true(fnr[2] < fnr[1] / 4);
+	assert_true(fnr[1] < fnr[0] / 4);
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++)
 			assert_true(fpr[i] < 10.0 * fpr[j]); /* same order of magnitude */
