@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install what the build and the tests need, when it is missing (Debian 12).
+# Install what the build and the tests need, when it is missing (Debian 12); packages
+# given as arguments are wanted too (scripts/reproduce.sh adds python3-matplotlib).
 # Root installs with apt-get, non-interactively; otherwise the missing packages are
 # listed with the command to install them.
 set -euo pipefail
@@ -9,7 +10,8 @@ set -euo pipefail
 # (wireshark-common) as the independent dedup reference, tcpreplay, tcpdump and iproute2
 # for the inline test on veth pairs.
 pkgs=(gcc pkg-config meson ninja-build libxxhash-dev libpcap-dev libdpdk-dev libcmocka-dev
-	clang libclang-rt-14-dev python3 python3-scapy wireshark-common tcpreplay tcpdump iproute2)
+	clang libclang-rt-14-dev python3 python3-scapy wireshark-common tcpreplay tcpdump iproute2
+	"$@")
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
