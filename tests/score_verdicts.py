@@ -5,7 +5,7 @@ usage: score_verdicts.py KEYS VERDICTS [WINDOW [seen|delivered]]
     -> prints {n, distinct, fp, fn}
 
 With WINDOW, key i (time i + 1) is a true duplicate iff the same key occurred at a time t
-with now - t <= WINDOW ("seen" semantics, ALGORITHMS.md common model); in delivered mode
+with now - t <= WINDOW ("seen" semantics, the specification's common model); in delivered mode
 iff the filter under test delivered it (verdict 0) at such a t (seed 002, Definition 4).
 """
 import json

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Keyed hashing against crafted input (seed 004, section 7). An attacker who knows the
+ * Keyed hashing against crafted input (Geraud, Lombard-Platet and Naccache, "Quotient hash
+ * tables", seed 004, section 7). An attacker who knows the
  * code and the hash secret of one box crafts keys that all land in one qqhtd row with
  * one fingerprint: under that secret each is a false positive (a unique packet dropped).
  * Under another secret the same keys must be no worse than random keys: their false

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * White box: filters against plain reference models written from ALGORITHMS.md, one
- * byte per cell and none of the library's layout, SIMD or prefetching. A model shares
- * with the library only what the spec leaves to the implementation: the hash (keyed
- * XXH3 of the key's 8 little-endian bytes), the position derivation (double hashing,
- * multiply-shift) and the PRNG, so that both make the same random choices. Every verdict
- * must match. Also: the prefetch the library uses for large state gives the same
- * verdicts as the one for small state (forced through far_bytes, filter_private.h).
+ * White box: filters against plain reference models written from ALGORITHMS.md (the
+ * specification, after the papers named in docs/filters.md: SBF, bloom and buffering from
+ * Deng and Rafiei, "Approximately detecting duplicates for streaming data using stable
+ * Bloom filters"; timerbf from Koloniari et al., "One is enough"; the others below), one
+ * byte per cell and none of the library's layout, SIMD or prefetching. A model shares with
+ * the library only what the spec leaves to the implementation: the hash (keyed XXH3 of the
+ * key's 8 little-endian bytes), the position derivation (double hashing, multiply-shift)
+ * and the PRNG, so that both make the same random choices. Every verdict must match. Also:
+ * the prefetch the library uses for large state gives the same verdicts as the one for
+ * small state (forced through far_bytes, filter_private.h).
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The planner against the papers' own numbers and formulas.
+ * The planner against the papers' own numbers and formulas: 001 = Deng and Rafiei,
+ * "Approximately detecting duplicates for streaming data using stable Bloom filters"; 000 =
+ * Bera, Dutta, Narang and Bhattacherjee, "Advanced Bloom filter based algorithms for
+ * efficient approximate data de-duplication in streams"; 004 = Geraud, Lombard-Platet and
+ * Naccache, "Quotient hash tables".
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The sampling Bloom filters of seed 000 (ALGORITHMS.md §2-5): RSBF, BSBF, BSBFSD, RLBSBF.
+ * The sampling Bloom filters of seed 000 (Bera, Dutta, Narang and Bhattacherjee, "Advanced
+ * Bloom filter based algorithms for efficient approximate data de-duplication in streams";
+ * ALGORITHMS.md §2-5): RSBF, BSBF, BSBFSD, RLBSBF.
  *
  * State: k bit arrays ("Bloom filters") of s bits each, one position per array
  * (h_j = range(h1 + j*h2, s)). DUPLICATE iff all k bits are 1. (The seed's Algorithms 2-4

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Plain Bloom filter (seed 001 §2.3, seed 003; ALGORITHMS.md §8): m bits, k positions by
- * double hashing over the whole array. DUPLICATE iff all k bits are 1; every key sets its
- * k bits. No false negatives; on an unbounded stream the FPR climbs to 1. It is SBF with
- * Max = 1 and P = 0, kept separate so its hot loop has no decrement step.
+ * Plain Bloom filter (Deng and Rafiei, "Approximately detecting duplicates for streaming
+ * data using stable Bloom filters", seed 001 §2.3; seed 003's sizing; ALGORITHMS.md §8): m
+ * bits, k positions by double hashing over the whole array. DUPLICATE iff all k bits are 1;
+ * every key sets its k bits. No false negatives; on an unbounded stream the FPR climbs to
+ * 1. It is SBF with Max = 1 and P = 0, kept separate so its hot loop has no decrement step.
  */
 #include <stdlib.h>
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The exact oracle (ALGORITHMS.md §8): a hash set of every key's 64-bit keyed hash and
- * the time it was last counted. It grows without bound (memory budget ignored) and is the
- * ground truth of the evaluator and the tests.
+ * The exact oracle (the specification's baseline, ALGORITHMS.md §8; not from a paper): a
+ * hash set of every key's 64-bit keyed hash and the time it was last counted. It grows
+ * without bound (memory budget ignored) and is the ground truth of the evaluator and the
+ * tests.
  *
  *   no window        DUPLICATE iff the key was seen before.
  *   window, seen     DUPLICATE iff the key was seen at t' with t - t' <= W (the copy is

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Buffering baselines of seed 001 (§2.2 and §5.2, ALGORITHMS.md §8).
+ * Buffering baselines of Deng and Rafiei, "Approximately detecting duplicates for streaming
+ * data using stable Bloom filters" (seed 001 §2.2 and §5.2; ALGORITHMS.md §8).
  *
  *   lru          an exact buffer of the last B distinct keys with LRU replacement: a key
  *                found in the buffer is DUPLICATE and becomes most recent; a key not found

@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The planner (pd_plan.h): papers' parameter rules, validation, predicted FPR.
+ *
+ * The papers by their seed numbers (docs/filters.md, "Papers"): 000 = Bera, Dutta, Narang
+ * and Bhattacherjee, "Advanced Bloom filter based algorithms for efficient approximate data
+ * de-duplication in streams"; 001 = Deng and Rafiei, "Approximately detecting duplicates
+ * for streaming data using stable Bloom filters"; 004 = Geraud, Lombard-Platet and
+ * Naccache, "Quotient hash tables: efficiently detecting duplicates in streaming data".
+ * ALGORITHMS.md is the project's specification, which follows them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -443,7 +450,7 @@ static const char *const param_name[] = {
 enum { P_K = 1, P_MAX = 2, P_P = 4, P_PSTAR = 8, P_B = 16, P_F = 32, P_Q = 64, P_EXPN = 128,
        P_WINDOW = 256, P_EQT = 512 };
 
-/* The tunables a filter has (ALGORITHMS.md). */
+/* The tunables a filter has (the specification, ALGORITHMS.md, after the papers above). */
 static unsigned params_of(enum pd_filter_type t)
 {
 	switch (t) {

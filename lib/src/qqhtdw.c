@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Rows of fingerprints with coarse ages, for the windowed filters: windowed QQHTD (QQHTD,
- * 004 Alg. 2, ALGORITHMS.md §7, with FIFO rows) and windowed qhtlru (rows in LRU order),
+ * Rows of fingerprints with coarse ages, for the windowed filters: windowed QQHTD (QQHTD of
+ * Geraud, Lombard-Platet and Naccache, "Quotient hash tables", seed 004 Alg. 2 and
+ * ALGORITHMS.md §7, with FIFO rows) and windowed qhtlru (rows in LRU order),
  * so that a copy older than the window W never matches.
  *
  * A row is one 64-byte cache line: the row's time (64 bits, in units of 2^shift ns, the

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Timer Bloom filter for a sliding window W (seed 002 §4, ALGORITHMS.md §9).
+ * Timer Bloom filter for a sliding window W (Koloniari, Ntarmos, Pitoura and Souravlias,
+ * "One is enough: distributed filtering for duplicate elimination", seed 002 §4;
+ * ALGORITHMS.md §9).
  *
  * Each of the m cells is a timer, kept lazily as the expiry time of the last key that set
  * it: a timer is live at time t iff t < expiry. First test, then set: a key is DUPLICATE
