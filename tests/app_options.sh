@@ -97,6 +97,9 @@ for o in filter memory fpr seed key ignore compare-from action mark-dscp dup-por
 	grep -q -- "--$o" "$tmp/help" || { echo "FAIL: --help lacks --$o" >&2; exit 1; }
 done
 echo "ok: --help lists every option"
+"$bin" --version | grep -qx "pktdedup [0-9]*\.[0-9]*\.[0-9]*" ||
+	{ echo "FAIL: --version" >&2; exit 1; }
+echo "ok: --version"
 
 # bad input files
 rc=0

@@ -152,6 +152,9 @@ done
 "$eval_bin" --filter sbf --max 1 --memory-bits 16384 --n 1000 --json |
 	grep -q '"memory_bytes": 2048,' && ok "memory-bits sbf" || bad "memory-bits sbf"
 
+"$eval_bin" --version | grep -qx "pktdedup-eval [0-9]*\.[0-9]*\.[0-9]*" && ok "--version" ||
+	bad "--version"
+
 # 9. Bad options: exit 2 and a message naming the option.
 expect_2() {
 	local what=$1

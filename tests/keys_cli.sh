@@ -79,4 +79,5 @@ expect_rc 1 "$bin" --key packet "$tmp/cut.pcap"
 [ "$(wc -l <"$tmp/out")" -eq $((keys - 1)) ]
 grep -q "after $((keys - 1)) frames" "$tmp/err"
 expect_rc 0 "$bin" --help
+"$bin" --version | grep -qx "pktdedup-keys [0-9]*\.[0-9]*\.[0-9]*"
 echo "errors and summary ok"

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "plan_private.h"
 #include "testutil.h"
 
 /* FPR over keys [warm, n) of an all-distinct stream (every key is truly distinct). */

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "plan_private.h"
 #include "testutil.h"
 
 static struct pd_plan plan(struct pd_filter_params p)

@@ -11,6 +11,11 @@
 
 const char *cli_prog = "pktdedup";
 
+void cli_version(void)
+{
+	printf("%s %s\n", cli_prog, PD_VERSION);
+}
+
 int cli_bad(const char *opt, const char *val, const char *why)
 {
 	fprintf(stderr, "%s: %s %s: %s\n", cli_prog, opt, val, why);

@@ -16,6 +16,8 @@ extern const char *cli_prog;
 
 /** Print "<prog>: <opt> <val>: <why>"; returns -1. */
 int cli_bad(const char *opt, const char *val, const char *why);
+/** --version: "<cli_prog> <version>" on stdout. */
+void cli_version(void);
 /** Bytes with an optional K/M/G suffix (powers of 1024; "8M", "8MB", "8MiB"). */
 int cli_size(const char *opt, const char *s, uint64_t *out);
 /** A non-negative integer in decimal digits (all 64 bits; no sign, spaces, 0x, 1e7). */

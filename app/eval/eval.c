@@ -110,14 +110,15 @@ static void usage(FILE *out)
 		"                     (one filter only)\n"
 		"  --json             JSON: one object, or an array with --filter all\n"
 		"  --series N         FPR, FNR and state at N evenly spaced points of the stream\n"
-		"  --help             this text\n",
+		"  --help             this text\n"
+		"  --version          the version\n",
 		cli_filter_names(), PD_DEFAULT_TARGET_FPR);
 }
 
 enum {
 	O_FILTER = 256, O_WINDOW, O_EQT, O_WMODE, O_PLAN, O_STREAM, O_N, O_DISTINCT, O_ALPHA,
 	O_UNIVERSE, O_SSEED, O_KEYS, O_VERDICTS, O_JSON, O_HELP, O_LAMBDA, O_BIAS, O_LEVELS,
-	O_VOLUME, O_SPREAD, O_SERIES, O_MEMBITS,
+	O_VOLUME, O_SPREAD, O_SERIES, O_MEMBITS, O_VERSION,
 };
 
 static const struct option longopts[] = {
@@ -137,6 +138,7 @@ static const struct option longopts[] = {
 	{"verdicts", required_argument, NULL, O_VERDICTS},
 	{"json", no_argument, NULL, O_JSON},
 	{"help", no_argument, NULL, O_HELP},
+	{"version", no_argument, NULL, O_VERSION},
 	{"lambda", required_argument, NULL, O_LAMBDA},
 	{"bias", required_argument, NULL, O_BIAS},
 	{"levels", required_argument, NULL, O_LEVELS},
@@ -281,6 +283,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 		case O_HELP:
 			usage(stdout);
+			exit(0);
+		case O_VERSION:
+			cli_version();
 			exit(0);
 		case ':':
 			fprintf(stderr, "pktdedup-eval: %s needs a value\n", name);

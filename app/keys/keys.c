@@ -32,6 +32,7 @@ static void usage(FILE *out)
 		"  --summary            only the counts: frames, keys, distinct keys, and\n"
 		"                       frames per reason\n"
 		"  --help               this text\n"
+		"  --version            the version\n"
 		"\n"
 		"Exit status: 0 done, 1 the pcap cannot be read, 2 bad options.\n");
 }
@@ -42,6 +43,7 @@ int main(int argc, char **argv)
 		CLI_KEY_LONGOPTS,
 		{"summary", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	struct cli_key_given given = {{NULL}};
@@ -67,6 +69,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 's': summary = 1; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': cli_version(); return 0;
 		default:
 			if (c >= CLI_O_KEY && c < CLI_O_KEY_END) {
 				if (cli_key_option(c, optarg, &cfg, &given) != 0)

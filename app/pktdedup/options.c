@@ -93,6 +93,7 @@ void pd_app_usage(FILE *out)
 		"  telemetry: /pktdedup/stats (dpdk-telemetry.py)\n"
 		"\n"
 		"  --help               this text\n"
+		"  --version            the version\n"
 		"\n"
 		"Exit status: 0 done; 1 a runtime failure (ports, memory, a damaged input file,\n"
 		"a write error); 2 bad options; 130 or 143: a replay stopped by SIGINT or\n"
@@ -104,6 +105,7 @@ enum {
 	O_UNPARSEABLE, O_PORTS, O_WORKERS, O_DISPATCH, O_RXD, O_TXD, O_MBUFS, O_PCAPIN,
 	O_PCAPOUT, O_SINT, O_SJSON, O_SNAP, O_SNAPINT, O_SNAPPOL, O_WINDOW, O_WMODE, O_EQT,
 	O_HELP,
+	O_VERSION,
 };
 
 static const struct option longopts[] = {
@@ -131,6 +133,7 @@ static const struct option longopts[] = {
 	{"window-mode", required_argument, NULL, O_WMODE},
 	{"equal-timers", required_argument, NULL, O_EQT},
 	{"help", no_argument, NULL, O_HELP},
+	{"version", no_argument, NULL, O_VERSION},
 	{NULL, 0, NULL, 0},
 };
 
@@ -334,6 +337,9 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 		case O_EQT: r = cli_u32("--equal-timers", a, &c->filter.equal_timers); break;
 		case O_HELP:
 			pd_app_usage(stdout);
+			exit(0);
+		case O_VERSION:
+			cli_version();
 			exit(0);
 		case ':':
 			fprintf(stderr, "pktdedup: option %s needs a value\n", argv[optind - 1]);

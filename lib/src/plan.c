@@ -16,6 +16,7 @@
 #include <pktdedup/pd_plan.h>
 
 #include "filter_private.h"
+#include "plan_private.h"
 
 #define MEMORY_MAX (1ULL << 40) /* 1 TiB: larger budgets are a unit mistake */
 

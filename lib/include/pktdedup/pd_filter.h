@@ -73,6 +73,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <pktdedup/pd_export.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -195,15 +197,18 @@ struct pd_filter_stats {
 struct pd_filter;
 
 /** Name of a filter type ("sbf", ...), or NULL when out of range. */
+PD_API
 const char *pd_filter_type_name(enum pd_filter_type type);
 
 /** Parse a filter name. Returns 0 and sets *type, or -1 for an unknown name. */
+PD_API
 int pd_filter_type_parse(const char *name, enum pd_filter_type *type);
 
 /**
  * Fill the zero fields of *in with the papers' rules (see pd_plan.h) and validate.
  * @return 0, or -1 with *err filled.
  */
+PD_API
 int pd_filter_params_resolve(const struct pd_filter_params *in, struct pd_filter_params *out,
 			     struct pd_error *err);
 
@@ -211,21 +216,27 @@ int pd_filter_params_resolve(const struct pd_filter_params *in, struct pd_filter
  * Create a filter. Zero fields are chosen by the planner; invalid values give NULL and
  * an error naming the field.
  */
+PD_API
 struct pd_filter *pd_filter_create(const struct pd_filter_params *params, struct pd_error *err);
 
 /** Free a filter (NULL is accepted). */
+PD_API
 void pd_filter_destroy(struct pd_filter *f);
 
 /** Clear all state and counters; the PRNG restarts from the seed (as if new). */
+PD_API
 void pd_filter_reset(struct pd_filter *f);
 
 /** The resolved parameters (all planner choices filled in). */
+PD_API
 const struct pd_filter_params *pd_filter_params(const struct pd_filter *f);
 
 /** Counters, state figure and memory. */
+PD_API
 void pd_filter_stats(const struct pd_filter *f, struct pd_filter_stats *st);
 
 /** Keyed XXH3-64 hash of a key with this filter's seed. */
+PD_API
 uint64_t pd_filter_hash(const struct pd_filter *f, const void *key, size_t len);
 
 /**
@@ -233,6 +244,7 @@ uint64_t pd_filter_hash(const struct pd_filter *f, const void *key, size_t len);
  * touches (a cache prefetch; no effect on verdicts). Filters without a cheap way to
  * do so ignore it.
  */
+PD_API
 void pd_filter_prefetch(const struct pd_filter *f, uint64_t h);
 
 /**
@@ -240,6 +252,7 @@ void pd_filter_prefetch(const struct pd_filter *f, uint64_t h);
  * @param ts        per-key timestamps in ns, or NULL (clock advances one unit per key)
  * @param verdicts  n bytes written, each PD_DISTINCT or PD_DUPLICATE
  */
+PD_API
 void pd_filter_burst_hashed(struct pd_filter *f, const uint64_t *hashes, const uint64_t *ts,
 			    uint8_t *verdicts, size_t n);
 
@@ -254,19 +267,23 @@ void pd_filter_burst_hashed(struct pd_filter *f, const uint64_t *hashes, const u
  * PD_DELAY_NONE for DISTINCT keys and for filters that keep no times
  * (pd_filter_reports_delay() is 0). Verdicts are those of pd_filter_burst_hashed().
  */
+PD_API
 void pd_filter_burst_hashed_delay(struct pd_filter *f, const uint64_t *hashes,
 				  const uint64_t *ts, uint8_t *verdicts, uint64_t *delays,
 				  size_t n);
 
 /** 1 when the filter keeps times and reports delays (exact, timerbf, windowed qqhtd and
  * qhtlru). */
+PD_API
 int pd_filter_reports_delay(const struct pd_filter *f);
 
 /** Process n 8-byte keys (hashed as their 8 little-endian bytes). */
+PD_API
 void pd_filter_burst_u64(struct pd_filter *f, const uint64_t *keys, const uint64_t *ts,
 			 uint8_t *verdicts, size_t n);
 
 /** Process n keys given as byte strings keys[i] of lens[i] bytes. */
+PD_API
 void pd_filter_burst(struct pd_filter *f, const void *const *keys, const uint32_t *lens,
 		     const uint64_t *ts, uint8_t *verdicts, size_t n);
 

@@ -52,6 +52,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <pktdedup/pd_export.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -146,6 +148,7 @@ struct pd_key_config {
 };
 
 /** Defaults for @p mode: ignore TTL and checksum, from L3, fragments unparseable. */
+PD_API
 void pd_key_config_init(struct pd_key_config *c, enum pd_key_mode mode);
 
 /**
@@ -160,6 +163,7 @@ void pd_key_config_init(struct pd_key_config *c, enum pd_key_mode mode);
  * @return PD_KEY_OK, or why there is no key. Never reads frame[len] or beyond, never
  *         writes key[cap] or beyond.
  */
+PD_API
 enum pd_key_reason pd_key_extract(const struct pd_key_config *c, const uint8_t *frame,
 				  size_t len, uint8_t *key, size_t cap, size_t *key_len);
 
@@ -171,15 +175,20 @@ enum pd_key_reason pd_key_extract(const struct pd_key_config *c, const uint8_t *
  * @return 0 when marked; -1 when the frame is not a well-formed IPv4/IPv6 frame (or
  *         @p dscp > 63), in which case it is not modified.
  */
+PD_API
 int pd_frame_set_dscp(uint8_t *frame, size_t len, unsigned dscp);
 
 /** "flow", "srcip", "click", "packet"; NULL for an invalid value. */
+PD_API
 const char *pd_key_mode_name(enum pd_key_mode m);
 /** Mode from its name; -1 when unknown. */
+PD_API
 int pd_key_mode_from_name(const char *name);
 /** Short name of a reason ("truncated", "bad-ihl", ...), for counters and JSON. */
+PD_API
 const char *pd_key_reason_name(enum pd_key_reason r);
 /** One-line explanation of a reason. */
+PD_API
 const char *pd_key_reason_message(enum pd_key_reason r);
 
 #ifdef __cplusplus

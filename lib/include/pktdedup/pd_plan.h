@@ -16,7 +16,7 @@
  * | bsbf              | k = 2 (000 §6)                                                   | (1/2)^k, saturated load 1/2         |
  * | bsbfsd            | k = 2                                                            | (k/(k+1))^k, saturated load k/(k+1) |
  * | rlbsbf            | k = 2                                                            | x^k, x^2 = 1 - x (x = 0.618)        |
- * | qht               | b, f with b/(2^f-1) <= target, lowest predicted FNR (pd_qht_fnr)  | b/(2^f-1) (004 §4.3)                |
+ * | qht               | b, f with b/(2^f-1) <= target, lowest predicted FNR              | b/(2^f-1) (004 §4.3)                |
  * | qhtd, qqhtd       | as qht with 1-(1-1/(2^f-1))^b <= target                           | 1-(1-1/(2^f-1))^b (004 §5)          |
  * | bloom, timerbf    | k = round(m/n ln 2) for n = expected_n, else k = ceil(log2 1/p)   | (1-e^(-kn/m))^k at n (or capacity)  |
  * | lru               | B = M / 64 bits                                                   | 0                                   |
@@ -69,33 +69,8 @@ struct pd_plan {
  * every field, and predict the FPR.
  * @return 0, or -1 with *err naming the field at fault.
  */
+PD_API
 int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_error *err);
-
-/**
- * Predicted miss rate of a qht-family filter for a copy that comes gap keys after its
- * original, lam = gap / rows: FIFO and LRU rows (qqhtd, qhtlru) P(Poisson(lam) >= b);
- * random replacement in full rows 1 - exp(-lam / b) (qhtd) and
- * 1 - exp(-lam (1 + 1/b) / (2b)) (qht: half the keys new). docs/filters.md derives them.
- */
-double pd_qht_fnr(enum pd_filter_type type, unsigned b, double lam);
-
-/** SBF stable-point FP rate, 001 eq. 8: (1 - (1/(1 + 1/(P(1/K - 1/m))))^Max)^K. */
-double pd_sbf_fps(double max, double k, double p, double m);
-
-/** SBF P for a target FPS, 001 eq. 17 (real valued; the planner rounds it). */
-double pd_sbf_p_for_fps(double fps, double max, double k, double m);
-
-/**
- * SBF average FN rate f(delta, k) of 001 eq. 16 with PR0 from eqs. 9-13, for a cell set
- * probability kcell per iteration, decrement probability p = P/m, gap delta.
- */
-double pd_sbf_fnr(unsigned max, unsigned k, double p, double kcell, unsigned delta);
-
-/**
- * The K in 1..10 minimising the SBF FN rate for (Max, FPS) on m cells, with P from
- * eq. 17 and the paper's testing values (phi = 0, delta = 200, f/N = 1e-5, 001 §4.1).
- */
-unsigned pd_sbf_best_k(unsigned max, double fps, double m);
 
 #ifdef __cplusplus
 }

@@ -53,12 +53,14 @@ extern "C" {
 #define PD_SNAPSHOT_MAX_TAG 4096
 
 /** Bytes of f's state image now (lru, fpbuffering and exact grow as they fill). */
+PD_API
 uint64_t pd_filter_state_size(const struct pd_filter *f);
 
 /**
  * Write f's state image into buf (cap bytes); *len = its length. PD_EINVAL when cap is
  * smaller than pd_filter_state_size(f).
  */
+PD_API
 int pd_filter_save_state(const struct pd_filter *f, void *buf, uint64_t cap, uint64_t *len,
 			 struct pd_error *err);
 
@@ -68,6 +70,7 @@ int pd_filter_save_state(const struct pd_filter *f, void *buf, uint64_t cap, uin
  * image is complete (its length is then *done), 0 when more steps are needed, -1 on
  * error (cap too small: PD_EINVAL). Between steps f may process keys.
  */
+PD_API
 int pd_filter_save_state_step(const struct pd_filter *f, void *buf, uint64_t cap,
 			      uint64_t *done, uint64_t max_bytes, struct pd_error *err);
 
@@ -76,6 +79,7 @@ int pd_filter_save_state_step(const struct pd_filter *f, void *buf, uint64_t cap
  * have. On error f is empty (reset) and err says why: PD_ECORRUPT, PD_EVERSION,
  * PD_EMISMATCH (naming the parameter) or PD_ENOMEM.
  */
+PD_API
 int pd_filter_load_state(struct pd_filter *f, const void *buf, uint64_t len,
 			 struct pd_error *err);
 
@@ -83,6 +87,7 @@ int pd_filter_load_state(struct pd_filter *f, const void *buf, uint64_t len,
  * Write a snapshot file from n state images (as made by pd_filter_save_state or its
  * steps) and a NUL-terminated tag. Temporary file, fsync, rename (see above).
  */
+PD_API
 int pd_snapshot_write(const char *path, const char *tag, const void *const *images,
 		      const uint64_t *lens, unsigned n, struct pd_error *err);
 
@@ -92,10 +97,12 @@ int pd_snapshot_write(const char *path, const char *tag, const void *const *imag
  * @p files and @p bytes say how many were removed. 0, or -1 when the directory cannot be
  * read.
  */
+PD_API
 int pd_snapshot_clean_stale(const char *path, uint64_t *files, uint64_t *bytes,
 			    struct pd_error *err);
 
 /** Save n filters' current state to a snapshot file (images made here, then written). */
+PD_API
 int pd_snapshot_save(const char *path, const char *tag, struct pd_filter *const *filters,
 		     unsigned n, struct pd_error *err);
 
@@ -106,25 +113,32 @@ struct pd_snapshot;
  * Read and check a snapshot file. NULL on error: PD_ENOENT (no such file), PD_EIO,
  * PD_ECORRUPT (not a snapshot, truncated, checksum, structure), PD_EVERSION, PD_ENOMEM.
  */
+PD_API
 struct pd_snapshot *pd_snapshot_read(const char *path, struct pd_error *err);
 
 /** The same from bytes in memory (copied). */
+PD_API
 struct pd_snapshot *pd_snapshot_parse(const void *data, uint64_t len, struct pd_error *err);
 
 /** The tag given when the snapshot was written (NUL-terminated). */
+PD_API
 const char *pd_snapshot_tag(const struct pd_snapshot *s);
 
 /** Number of filter images. */
+PD_API
 unsigned pd_snapshot_count(const struct pd_snapshot *s);
 
 /** Resolved parameters (seed included) image i was made with. */
+PD_API
 int pd_snapshot_params(const struct pd_snapshot *s, unsigned i, struct pd_filter_params *p,
 		       struct pd_error *err);
 
 /** pd_filter_load_state() of image i into f. */
+PD_API
 int pd_snapshot_load(const struct pd_snapshot *s, unsigned i, struct pd_filter *f,
 		     struct pd_error *err);
 
+PD_API
 void pd_snapshot_free(struct pd_snapshot *s);
 
 #ifdef __cplusplus
