@@ -209,12 +209,11 @@ static void print_line(FILE *out, double secs)
 	struct pd_counters t;
 
 	pd_counters_sum(&t);
-	fprintf(out, "pktdedup: %.1fs rx %" PRIu64 " tx %" PRIu64 " unique %" PRIu64
-		" duplicate %" PRIu64 " dropped %" PRIu64 " marked %" PRIu64 " unmarkable %" PRIu64
-		" unparseable %" PRIu64 " tx_failed %" PRIu64 " dispatch_failed %" PRIu64
-		" lost_at_ports %" PRIu64 "\n", secs, t.rx, t.tx, t.unique, t.duplicate,
-		t.dropped, t.marked, t.unmarkable, t.unparseable, t.tx_failed, t.dispatch_failed,
-		ports_lost_now());
+	fprintf(out, "pktdedup: %.1fs", secs);
+	for (unsigned i = 0; i < pd_counter_count; i++)
+		if (pd_counter_table[i].in_line)
+			fprintf(out, " %s %" PRIu64, pd_counter_table[i].name, pd_counter_value(&t, i));
+	fprintf(out, " lost_at_ports %" PRIu64 "\n", ports_lost_now());
 	fflush(out);
 }
 
@@ -283,14 +282,11 @@ static void json_plan(FILE *o)
 
 static void json_counters(FILE *o, const struct pd_counters *c, const char *indent)
 {
-	fprintf(o, "%s\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"unique\": %" PRIu64
-		", \"duplicate\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"marked\": %" PRIu64
-		", \"unmarkable\": %" PRIu64 ", \"unparseable\": %" PRIu64 ", \"tx_failed\": %" PRIu64
-		",\n%s\"dispatched_out\": %" PRIu64 ", \"dispatched_in\": %" PRIu64
-		", \"dispatch_failed\": %" PRIu64 ",\n%s\"unparseable_reasons\": {",
-		indent, c->rx, c->tx, c->unique, c->duplicate, c->dropped, c->marked,
-		c->unmarkable, c->unparseable, c->tx_failed, indent, c->dispatched_out,
-		c->dispatched_in, c->dispatch_failed, indent);
+	fprintf(o, "%s", indent);
+	for (unsigned i = 0; i < pd_counter_count; i++)
+		fprintf(o, "\"%s\": %" PRIu64 ",%s", pd_counter_table[i].name,
+			pd_counter_value(c, i), i + 1 < pd_counter_count ? " " : "");
+	fprintf(o, "\n%s\"unparseable_reasons\": {", indent);
 	for (int r = 1; r < PD_KEY_REASON_COUNT; r++)
 		fprintf(o, "\"%s\": %" PRIu64 ", ", pd_key_reason_name((enum pd_key_reason)r),
 			c->reasons[r]);
@@ -471,16 +467,17 @@ static int telemetry_stats(const char *cmd, const char *params, struct rte_tel_d
 	(void)params;
 	pd_counters_sum(&t);
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "rx", t.rx);
-	rte_tel_data_add_dict_u64(d, "tx", t.tx);
-	rte_tel_data_add_dict_u64(d, "unique", t.unique);
-	rte_tel_data_add_dict_u64(d, "duplicate", t.duplicate);
-	rte_tel_data_add_dict_u64(d, "dropped", t.dropped);
-	rte_tel_data_add_dict_u64(d, "marked", t.marked);
-	rte_tel_data_add_dict_u64(d, "unparseable", t.unparseable);
-	rte_tel_data_add_dict_u64(d, "tx_failed", t.tx_failed);
-	rte_tel_data_add_dict_u64(d, "dispatch_failed", t.dispatch_failed);
-	rte_tel_data_add_dict_u64(d, "unmarkable", t.unmarkable);
+	for (unsigned i = 0; i < pd_counter_count; i++)
+		rte_tel_data_add_dict_u64(d, pd_counter_table[i].name, pd_counter_value(&t, i));
+	for (int r = 1; r < PD_KEY_REASON_COUNT; r++) { /* as the JSON's unparseable_reasons, */
+		char name[64]; /* with '_' for '-': telemetry names are letters, digits, _ and / */
+
+		snprintf(name, sizeof(name), "%s", pd_key_reason_name((enum pd_key_reason)r));
+		for (char *p = name; *p != '\0'; p++)
+			*p = *p == '-' ? '_' : *p;
+		rte_tel_data_add_dict_u64(d, name, t.reasons[r]);
+	}
+	rte_tel_data_add_dict_u64(d, "oversize", t.oversize);
 	rte_tel_data_add_dict_u64(d, "lost_at_ports", ports_lost_now());
 	rte_tel_data_add_dict_u64(d, "workers", pd_app.nworkers);
 	rte_tel_data_add_dict_u64(d, "window_ns", pd_app.cfg.filter.window);

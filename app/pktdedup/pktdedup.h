@@ -77,19 +77,29 @@ struct pd_app_config {
 };
 
 /* One worker's counters; written only by its worker, read by the stats code. */
+/*
+ * A worker's scalar counters, listed once: the struct, the sum over workers, the periodic
+ * line, the JSON summary and telemetry are all made from this list (pd_counter_table).
+ * X(name, in_line): in_line = 1 puts it in the periodic stderr line.
+ */
+#define PD_COUNTERS(X) \
+	X(rx, 1)              /* received from a port by this worker */ \
+	X(tx, 1)              /* sent (to the peer port, or to --dup-port) */ \
+	X(unique, 1) \
+	X(duplicate, 1) \
+	X(dropped, 1)         /* duplicates freed (drop), unparseable freed (--unparseable drop) */ \
+	X(marked, 1)          /* duplicates forwarded with the DSCP mark */ \
+	X(unmarkable, 1)      /* duplicates forwarded unmarked: not IP */ \
+	X(unparseable, 1)     /* frames without a key (per reason below) */ \
+	X(tx_failed, 1)       /* freed after PD_APP_TX_RETRIES partial sends */ \
+	X(dispatched_out, 0)  /* handed to another worker's ring */ \
+	X(dispatched_in, 0)   /* taken from this worker's ring */ \
+	X(dispatch_failed, 1) /* ring full: freed and counted */
+
 struct pd_counters {
-	uint64_t rx;          /* received from a port by this worker */
-	uint64_t tx;          /* sent (to the peer port, or to --dup-port) */
-	uint64_t unique;
-	uint64_t duplicate;
-	uint64_t dropped;     /* duplicates freed (drop), unparseable freed (--unparseable drop) */
-	uint64_t marked;      /* duplicates forwarded with the DSCP mark */
-	uint64_t unmarkable;  /* duplicates forwarded unmarked: not IP */
-	uint64_t unparseable; /* frames without a key (per reason below) */
-	uint64_t tx_failed;   /* freed after PD_APP_TX_RETRIES partial sends */
-	uint64_t dispatched_out; /* handed to another worker's ring */
-	uint64_t dispatched_in;  /* taken from this worker's ring */
-	uint64_t dispatch_failed; /* ring full: freed and counted */
+#define PD_COUNTER_FIELD(name, in_line) uint64_t name;
+	PD_COUNTERS(PD_COUNTER_FIELD)
+#undef PD_COUNTER_FIELD
 	uint64_t reasons[PD_KEY_REASON_COUNT];
 	uint64_t oversize; /* frames longer than the key scratch buffer (unparseable) */
 	uint64_t delay[PD_DELAY_BUCKETS]; /* duplicates by delay since their copy */
@@ -222,6 +232,20 @@ int pd_key_of_bytes(struct pd_worker *w, const uint8_t *p, uint32_t len, uint8_t
 void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		   unsigned n);
 void pd_counters_sum(struct pd_counters *total);
+
+/* The scalar counters by name (PD_COUNTERS), for the writers of the statistics. */
+struct pd_counter_desc {
+	const char *name;
+	size_t offset;  /* in struct pd_counters */
+	int in_line;    /* shown in the periodic line */
+};
+extern const struct pd_counter_desc pd_counter_table[];
+extern const unsigned pd_counter_count;
+
+static inline uint64_t pd_counter_value(const struct pd_counters *c, unsigned i)
+{
+	return *(const uint64_t *)((const char *)c + pd_counter_table[i].offset);
+}
 void pd_delay_buckets_init(void); /* before the workers start */
 
 /* port_loss.c: a port's counters now (any thread) */

@@ -18,6 +18,7 @@
  * so rx = tx + dropped + tx_failed + dispatch_failed in total.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -455,24 +456,22 @@ int pd_worker_main(void *arg)
 	return 0;
 }
 
+const struct pd_counter_desc pd_counter_table[] = {
+#define PD_COUNTER_DESC(name, in_line) {#name, offsetof(struct pd_counters, name), in_line},
+	PD_COUNTERS(PD_COUNTER_DESC)
+#undef PD_COUNTER_DESC
+};
+const unsigned pd_counter_count = sizeof(pd_counter_table) / sizeof(pd_counter_table[0]);
+
 void pd_counters_sum(struct pd_counters *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (unsigned i = 0; i < pd_app.nworkers; i++) {
 		const struct pd_counters *c = &pd_app.w[i]->c;
 
-		t->rx += c->rx;
-		t->tx += c->tx;
-		t->unique += c->unique;
-		t->duplicate += c->duplicate;
-		t->dropped += c->dropped;
-		t->marked += c->marked;
-		t->unmarkable += c->unmarkable;
-		t->unparseable += c->unparseable;
-		t->tx_failed += c->tx_failed;
-		t->dispatched_out += c->dispatched_out;
-		t->dispatched_in += c->dispatched_in;
-		t->dispatch_failed += c->dispatch_failed;
+#define PD_COUNTER_ADD(name, in_line) t->name += c->name;
+		PD_COUNTERS(PD_COUNTER_ADD)
+#undef PD_COUNTER_ADD
 		t->oversize += c->oversize;
 		for (int r = 0; r < PD_KEY_REASON_COUNT; r++)
 			t->reasons[r] += c->reasons[r];
