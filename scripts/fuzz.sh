@@ -25,7 +25,8 @@ for src in "${harnesses[@]}"; do
 	case "$name" in
 	fuzz_key)
 		libsrc=(lib/src/key.c)
-		# one file per pcap record, selector byte 0..3 (the four key modes)
+		# one file per pcap record, selector byte 0..3 (the four key modes), as Ethernet
+		# and as raw IP
 		python3 tests/pcap_tool.py corpus "$seeds" 4 pcap/*.pcap
 		;;
 	fuzz_snapshot)

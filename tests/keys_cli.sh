@@ -79,5 +79,24 @@ expect_rc 1 "$bin" --key packet "$tmp/cut.pcap"
 [ "$(wc -l <"$tmp/out")" -eq $((keys - 1)) ]
 grep -q "after $((keys - 1)) frames" "$tmp/err"
 expect_rc 0 "$bin" --help
+# Linux cooked (SLL, SLL2) and raw-IP copies of keys.pcap written by scapy: the same keys
+# as the Ethernet frames they came from, in every mode (raw IP: the untagged IP frames).
+/usr/bin/python3 "$root/tests/link_types.py" "$root/pcap/keys.pcap" "$tmp"
+for opts in "--key flow" "--key packet" "--key srcip" "--key click" \
+	"--key flow --vlan-mode separate" "--key packet --compare-from l4" \
+	"--key packet --vlan-mode separate"; do
+	# shellcheck disable=SC2086
+	"$bin" $opts "$root/pcap/keys.pcap" | cut -d' ' -f2- >"$tmp/eth.keys"
+	for l in sll sll2; do
+		# shellcheck disable=SC2086
+		"$bin" $opts "$tmp/$l.pcap" | cut -d' ' -f2- | cmp -s - "$tmp/eth.keys" ||
+			{ echo "FAIL: $l keys differ ($opts)"; exit 1; }
+	done
+	# shellcheck disable=SC2086
+	"$bin" $opts "$tmp/raw.pcap" | cut -d' ' -f2- >"$tmp/raw.keys"
+	awk 'NR == FNR { want[$1 + 1] = 1; next } FNR in want' "$tmp/raw.idx" "$tmp/eth.keys" |
+		cmp -s - "$tmp/raw.keys" || { echo "FAIL: raw keys differ ($opts)"; exit 1; }
+done
+echo "ok: SLL, SLL2 and raw IP give the Ethernet frames' keys ($(wc -l <"$tmp/raw.idx") raw)"
 "$bin" --version | grep -qx "pktdedup-keys [0-9]*\.[0-9]*\.[0-9]*"
 echo "errors and summary ok"

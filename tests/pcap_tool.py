@@ -11,8 +11,10 @@ with pktdedup):
     pcap_tool.py count EXPECTED VARIANT           "<duplicates> <unique> <nokey>"
     pcap_tool.py select IN EXPECTED VARIANT FLAG  frames of IN whose flag is FLAG (0, 1, -)
     pcap_tool.py corpus OUTDIR NSEL FILE...       one file per frame and selector byte
-                                                  0..NSEL-1: the byte, then the frame
-                                                  (libFuzzer seed corpus)
+                                                  0..NSEL-1: the byte, a link byte (0
+                                                  Ethernet; 3 raw IP, the frame without
+                                                  its 14-byte header), then the frame
+                                                  (fuzz_key's seed corpus)
 """
 import struct
 import sys
@@ -97,7 +99,9 @@ def main():
             for f in frames(path):
                 for sel in range(nsel):
                     with open("%s/%05d-%d" % (out, n, sel), "wb") as fh:
-                        fh.write(bytes([sel]) + f)
+                        fh.write(bytes([sel, 0]) + f)
+                    with open("%s/%05d-%d-raw" % (out, n, sel), "wb") as fh:
+                        fh.write(bytes([sel, 3]) + f[14:])
                 n += 1
     elif cmd == "count":
         fl = expected(sys.argv[2], sys.argv[3])

@@ -18,6 +18,7 @@
 #include <pktdedup/pd_key.h>
 
 #include "../common/cli.h"
+#include "../common/link.h"
 
 static void usage(FILE *out)
 {
@@ -98,9 +99,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pktdedup-keys: %s\n", errbuf); /* names the file */
 		return 1;
 	}
-	if (pcap_datalink(pc) != DLT_EN10MB) {
-		fprintf(stderr, "pktdedup-keys: %s: link type %s, only Ethernet is supported\n",
-			argv[optind], pcap_datalink_val_to_name(pcap_datalink(pc)));
+	if (cli_link_from_dlt(pcap_datalink(pc), &cfg.link) != 0) {
+		fprintf(stderr, "pktdedup-keys: %s: link type %s; the keys take " CLI_LINK_TYPES
+			"\n", argv[optind], pcap_datalink_val_to_name(pcap_datalink(pc)));
 		pcap_close(pc);
 		return 1;
 	}

@@ -38,6 +38,7 @@
 
 #include <rte_prefetch.h>
 
+#include "../common/link.h"
 #include "pktdedup.h"
 
 #define BATCH_FRAMES 1024
@@ -167,9 +168,14 @@ static int open_input(const char *path)
 		return -1;
 	}
 	R.linktype = pcap_datalink(R.in);
-	if (R.linktype != DLT_EN10MB) {
-		fprintf(stderr, "pktdedup: --pcap-in %s: link type %s; only Ethernet is supported\n",
-			path, pcap_datalink_val_to_name(R.linktype));
+	if (cli_link_from_dlt(R.linktype, &pd_app.cfg.key.link) != 0) {
+		fprintf(stderr, "pktdedup: --pcap-in %s: link type %s; the keys take "
+			CLI_LINK_TYPES "\n", path, pcap_datalink_val_to_name(R.linktype));
+		return -1;
+	}
+	if (pd_app.cfg.key.link != PD_LINK_ETHERNET && pd_app.cfg.action == PD_ACTION_MARK) {
+		fprintf(stderr, "pktdedup: --pcap-in %s: --action mark rewrites Ethernet frames; "
+			"this capture is %s\n", path, pcap_datalink_val_to_name(R.linktype));
 		return -1;
 	}
 	pd_app.replay_nano = magic != 0xa1b2c3d4 && magic != 0xd4c3b2a1;

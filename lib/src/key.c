@@ -41,6 +41,7 @@
 struct frame {
 	const uint8_t *p;
 	size_t len;      /* captured bytes */
+	size_t l2hdr;    /* the link header's length: the first VLAN tag, if any, is here */
 	size_t l3;       /* IP header, or first byte after the ethertype */
 	uint16_t ethertype;
 	unsigned version; /* 4, 6; 0 for non-IP */
@@ -66,15 +67,35 @@ static inline enum pd_key_reason need(const struct frame *f, size_t off, size_t 
 	return f->claimed <= f->len ? PD_KEY_BAD_LENGTH : PD_KEY_TRUNCATED;
 }
 
-/* Ethernet II and VLAN tags: sets l3 and ethertype. */
-static enum pd_key_reason parse_l2(struct frame *f)
+/* The link header and VLAN tags: sets l2hdr, l3 and ethertype. Raw IP has no ethertype:
+ * the version nibble gives it. */
+static enum pd_key_reason parse_l2(struct frame *f, enum pd_key_link link)
 {
-	size_t off = ETH_HDR;
+	size_t off, et_at;
 	uint16_t et;
 
-	if (f->len < ETH_HDR)
+	switch (link) {
+	case PD_LINK_RAW:
+		f->l2hdr = f->l3 = 0;
+		if (f->len < 1)
+			return PD_KEY_TRUNCATED;
+		f->ethertype = f->p[0] >> 4 == 4 ? ETHERTYPE_IPV4 :
+			       f->p[0] >> 4 == 6 ? ETHERTYPE_IPV6 : 0;
+		return PD_KEY_OK;
+	case PD_LINK_SLL:
+		off = 16, et_at = 14;
+		break;
+	case PD_LINK_SLL2:
+		off = 20, et_at = 0;
+		break;
+	default:
+		off = ETH_HDR, et_at = 12;
+		break;
+	}
+	f->l2hdr = off;
+	if (f->len < off)
 		return PD_KEY_TRUNCATED;
-	et = rd16(f->p + 12);
+	et = rd16(f->p + et_at);
 	for (unsigned tags = 0; et == 0x8100 || et == 0x88a8 || et == 0x9100; tags++) {
 		if (tags == PD_KEY_MAX_TAGS)
 			return PD_KEY_TOO_MANY_TAGS;
@@ -453,7 +474,7 @@ static size_t put_vids(const struct frame *f, uint8_t *out)
 {
 	size_t n = 0;
 
-	for (size_t off = ETH_HDR; off < f->l3; off += 4, n += 2) {
+	for (size_t off = f->l2hdr; off < f->l3; off += 4, n += 2) {
 		uint16_t vid = rd16(f->p + off) & 0x0fff; /* TCI of the tag whose TPID is at off-2 */
 
 		out[n] = (uint8_t)(vid >> 8);
@@ -478,7 +499,11 @@ static enum pd_key_reason key_packet(const struct pd_key_config *c, struct frame
 	size_t k = 0, start;
 	uint8_t *h;
 
-	if (c->from == PD_FROM_L2) {
+	if (c->from == PD_FROM_L2 && c->link != PD_LINK_ETHERNET) {
+		/* the link header as captured, tags and protocol included */
+		memcpy(key, f->p, f->l3);
+		k = f->l3;
+	} else if (c->from == PD_FROM_L2) {
 		/* MACs, tags (unless ignored), ethertype */
 		size_t tags = f->l3 - ETH_HDR;
 
@@ -499,8 +524,13 @@ static enum pd_key_reason key_packet(const struct pd_key_config *c, struct frame
 		/* From L3 the key is the ethertype and the bytes after it, which is where
 		 * the frame has them: one copy, so that the hash's loads are forwarded from
 		 * the copy's stores (a 2-byte store before it costs more than the hash). */
-		if (c->from != PD_FROM_L2) {
+		if (c->from != PD_FROM_L2 && f->l3 >= 2 && rd16(f->p + f->l3 - 2) == f->ethertype) {
 			memcpy(key, f->p + f->l3 - 2, f->len - f->l3 + 2);
+			k = f->len - f->l3 + 2;
+		} else if (c->from != PD_FROM_L2) { /* SLL2, raw IP: not before the payload */
+			key[0] = (uint8_t)(f->ethertype >> 8);
+			key[1] = (uint8_t)f->ethertype;
+			memcpy(key + 2, f->p + f->l3, f->len - f->l3);
 			k = f->len - f->l3 + 2;
 		} else {
 			memcpy(key + k, f->p + f->l3, f->len - f->l3);
@@ -619,7 +649,7 @@ enum pd_key_reason pd_key_extract(const struct pd_key_config *c, const uint8_t *
 {
 	if (cap < PD_KEY_BUF_LEN(len))
 		return PD_KEY_BUFFER;
-	if (c->mode == PD_KEY_FLOW && flow_fast(c, frame, len, key)) {
+	if (c->mode == PD_KEY_FLOW && c->link == PD_LINK_ETHERNET && flow_fast(c, frame, len, key)) {
 		*key_len = PD_KEY_FLOW_LEN;
 		return PD_KEY_OK;
 	}
@@ -638,7 +668,7 @@ enum pd_key_reason pd_key_extract_general(const struct pd_key_config *c, const u
 	f.len = len;
 	f.version = 0;
 	f.nonfirst = 0;
-	r = parse_l2(&f);
+	r = parse_l2(&f, c->link);
 	if (r != PD_KEY_OK)
 		return r;
 	r = parse_ip(&f);
@@ -678,7 +708,7 @@ int pd_frame_set_dscp(uint8_t *frame, size_t len, unsigned dscp)
 	f.len = len;
 	f.version = 0;
 	f.nonfirst = 0;
-	if (parse_l2(&f) != PD_KEY_OK || parse_ip(&f) != PD_KEY_OK)
+	if (parse_l2(&f, PD_LINK_ETHERNET) != PD_KEY_OK || parse_ip(&f) != PD_KEY_OK)
 		return -1;
 	ip = frame + f.l3;
 	if (f.version == 4) {

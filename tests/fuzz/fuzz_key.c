@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer harness for the packet parser (pd_key_extract). The first input byte picks
- * the key options, the rest is the frame. libFuzzer hands over a heap buffer of exactly
+ * the key options, the second the link type (its low 2 bits), the rest is the frame. libFuzzer hands over a heap buffer of exactly
  * the input's size and the key buffer is exactly PD_KEY_BUF_LEN(len) bytes, so ASan
  * reports any read or write one byte out. Flow keys are also extracted by the general
  * parse alone (pd_key_extract_general), which must give the same reason and key as the
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len, klen = 0, cap;
 	enum pd_key_reason r;
 
-	if (size == 0)
+	if (size < 2)
 		return 0;
 	sel = data[0];
 	pd_key_config_init(&c, (enum pd_key_mode)(sel % PD_KEY_MODE_COUNT));
@@ -44,12 +44,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 								     PD_VLAN_DEFAULT;
 	if (c.mode == PD_KEY_CLICK && (sel & 0x40))
 		memcpy(c.click_param, "id", 3);
-	len = size - 1;
+	c.link = (enum pd_key_link)(data[1] & 3);
+	len = size - 2;
 	cap = PD_KEY_BUF_LEN(len);
 	key = malloc(cap);
 	if (key == NULL)
 		return 0;
-	r = pd_key_extract(&c, data + 1, len, key, cap, &klen);
+	r = pd_key_extract(&c, data + 2, len, key, cap, &klen);
 	if ((unsigned)r >= PD_KEY_REASON_COUNT)
 		abort();
 	if (r == PD_KEY_OK) {
@@ -70,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			free(key);
 			return 0;
 		}
-		if (pd_key_extract_general(&c, data + 1, len, g, cap, &glen) != r ||
+		if (pd_key_extract_general(&c, data + 2, len, g, cap, &glen) != r ||
 		    (r == PD_KEY_OK && (glen != klen || memcmp(g, key, klen) != 0)))
 			abort(); /* the fast path and the general parse disagree */
 		free(g);

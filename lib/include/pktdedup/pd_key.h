@@ -38,7 +38,8 @@
  * Ports in `flow`: TCP, UDP and SCTP source and destination port; ICMP and ICMPv6
  * type << 8 | code and, for echo request/reply, the identifier; other protocols 0.
  *
- * Parsing: Ethernet II; up to PD_KEY_MAX_TAGS VLAN tags (TPID 0x8100, 0x88a8, 0x9100);
+ * Parsing: Ethernet II, Linux cooked capture (SLL, SLL2) or raw IP (enum pd_key_link);
+ * up to PD_KEY_MAX_TAGS VLAN tags (TPID 0x8100, 0x88a8, 0x9100);
  * IPv4 with options and fragments; IPv6 with hop-by-hop, routing, fragment,
  * destination-options and AH extension headers (at most PD_KEY_MAX_EXT); TCP, UDP,
  * SCTP, ICMP, ICMPv6. A parse never reads at or past `len`, whatever the headers claim; a
@@ -104,6 +105,18 @@ enum pd_key_vlan {
 	PD_VLAN_SEPARATE,    /**< the VLAN IDs are part of every key */
 };
 
+/**
+ * What a frame starts with (a capture's link type). Keys from L3 and L4 are the same
+ * whatever the link; keys from L2 start with the link header as captured (Ethernet:
+ * MAC addresses, which PD_IGNORE_MAC zeroes, tags and ethertype).
+ */
+enum pd_key_link {
+	PD_LINK_ETHERNET = 0, /**< Ethernet II (pcap LINKTYPE_ETHERNET); default */
+	PD_LINK_SLL,          /**< Linux cooked capture v1: 16-byte header, protocol at 14 */
+	PD_LINK_SLL2,         /**< Linux cooked capture v2: 20-byte header, protocol at 0 */
+	PD_LINK_RAW,          /**< the IP header first (LINKTYPE_RAW, IPV4, IPV6) */
+};
+
 /** Non-first IPv4/IPv6 fragments in `flow` mode (they carry no L4 header). */
 enum pd_key_frag {
 	PD_FRAG_UNPARSEABLE = 0, /**< reason PD_KEY_FRAGMENT; default */
@@ -145,6 +158,8 @@ struct pd_key_config {
 	/** click mode: when not empty, key on this query parameter's value instead of the
 	 * method and target. NUL-terminated, at most PD_KEY_PARAM_MAX bytes. */
 	char click_param[PD_KEY_PARAM_MAX + 1];
+	/** what frames start with (default Ethernet) */
+	enum pd_key_link link;
 };
 
 /** Defaults for @p mode: ignore TTL and checksum, from L3, fragments unparseable. */
@@ -155,7 +170,7 @@ void pd_key_config_init(struct pd_key_config *c, enum pd_key_mode mode);
  * Extract the key of one frame.
  *
  * @param c        what to extract
- * @param frame    the frame, starting at the destination MAC address
+ * @param frame    the frame, starting with its link header (c->link)
  * @param len      bytes available at @p frame (the captured length)
  * @param key      output buffer
  * @param cap      its size: at least PD_KEY_BUF_LEN(len), or the result is PD_KEY_BUFFER
@@ -168,7 +183,7 @@ enum pd_key_reason pd_key_extract(const struct pd_key_config *c, const uint8_t *
 				  size_t len, uint8_t *key, size_t cap, size_t *key_len);
 
 /**
- * Set the DSCP of an IP frame (the 6 high bits of the IPv4 TOS byte or of the IPv6
+ * Set the DSCP of an Ethernet IP frame (the 6 high bits of the IPv4 TOS byte or of the IPv6
  * traffic class; ECN bits kept) and fix the IPv4 header checksum. Used to mark
  * duplicates. Parses like pd_key_extract() and never touches bytes at or past @p len.
  *
