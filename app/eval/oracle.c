@@ -12,7 +12,6 @@
 struct oracle {
 	uint64_t *bits;         /* a bit per key below the bound, or NULL */
 	struct pd_filter *set;  /* otherwise the exact filter */
-	char name[64];
 };
 
 struct oracle *oracle_new(uint64_t key_bound, uint64_t seed, char *msg, size_t len)
@@ -32,8 +31,6 @@ struct oracle *oracle_new(uint64_t key_bound, uint64_t seed, char *msg, size_t l
 			free(o);
 			return NULL;
 		}
-		snprintf(o->name, sizeof(o->name), "bitmap of %llu bits",
-			 (unsigned long long)key_bound);
 		return o;
 	}
 	struct pd_filter_params p = {.type = PD_FILTER_EXACT, .seed = seed};
@@ -45,7 +42,6 @@ struct oracle *oracle_new(uint64_t key_bound, uint64_t seed, char *msg, size_t l
 		free(o);
 		return NULL;
 	}
-	snprintf(o->name, sizeof(o->name), "exact hash set");
 	return o;
 }
 
@@ -71,9 +67,4 @@ void oracle_score(struct oracle *o, const uint64_t *k, uint8_t *truth, size_t n)
 		truth[j] = (*w & bit) != 0;
 		*w |= bit;
 	}
-}
-
-const char *oracle_name(const struct oracle *o)
-{
-	return o->name;
 }

@@ -20,7 +20,4 @@ void oracle_free(struct oracle *o);
 /* truth[j] = 1 iff k[j] occurred earlier in the stream; then the keys are recorded. */
 void oracle_score(struct oracle *o, const uint64_t *k, uint8_t *truth, size_t n);
 
-/* "bitmap of N bits" or "exact hash set". */
-const char *oracle_name(const struct oracle *o);
-
 #endif
