@@ -56,6 +56,11 @@ bad "--ports 0: --pcap-in makes its own port" "${p[@]}" --ports 0
 bad "--ports" --no-huge -- --ports 0,0
 bad "--ports" --no-huge -- --ports 0,1,2
 bad "--workers" "${p[@]}" --workers 0
+bad "--out-format" "${p[@]}" --pcap-out /dev/null --out-format pcapx
+bad "--out-format pcap: needs --pcap-out or --dup-out" "${p[@]}" --out-format pcap
+bad "--dup-out x.pcap: needs --pcap-in" --no-huge -- --dup-out x.pcap
+bad "--bpf udp: needs --pcap-in" --no-huge -- --bpf udp
+bad "--bpf 'udp and'" "${p[@]}" --bpf 'udp and'
 bad "--workers" "${p[@]}" --workers 65
 bad "--dispatch" "${p[@]}" --dispatch magic
 bad "--rx-desc" "${p[@]}" --rx-desc 1000
@@ -92,7 +97,8 @@ echo "ok: $checked bad option sets: status 2, each message names its option"
 # --help: every option listed
 "$bin" --help >"$tmp/help"
 for o in filter memory fpr seed key ignore compare-from action mark-dscp dup-port \
-	unparseable ports workers dispatch rx-desc mbufs pcap-in pcap-out snapshot \
+	unparseable ports workers dispatch rx-desc mbufs pcap-in pcap-out dup-out \
+	out-format bpf quiet snapshot \
 	snapshot-interval snapshot-policy stats-interval stats-json; do
 	grep -q -- "--$o" "$tmp/help" || { echo "FAIL: --help lacks --$o" >&2; exit 1; }
 done

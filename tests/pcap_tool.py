@@ -10,6 +10,12 @@ with pktdedup):
                                                   DSCP set and the IPv4 checksum redone
     pcap_tool.py count EXPECTED VARIANT           "<duplicates> <unique> <nokey>"
     pcap_tool.py select IN EXPECTED VARIANT FLAG  frames of IN whose flag is FLAG (0, 1, -)
+    pcap_tool.py bpf-expect IN MATCHED KEPT       frames of IN not in MATCHED or in KEPT
+                                                  (and on stderr: how many not in MATCHED)
+    pcap_tool.py ngpackets FILE                   pcapng: each packet block's interface,
+                                                  raw timestamp, lengths, data and options
+    pcap_tool.py ngblocks FILE                    pcapng: every block, type and body
+    pcap_tool.py ngswap IN OUT                    pcapng: IN in the other byte order
     pcap_tool.py corpus OUTDIR NSEL FILE...       one file per frame and selector byte
                                                   0..NSEL-1: the byte, a link byte (0
                                                   Ethernet; 3 raw IP, the frame without
@@ -20,15 +26,94 @@ import struct
 import sys
 
 
-def frames(path):
+def records(path):
+    """(seconds, fraction, frame) of every record of a pcap file."""
     data = open(path, "rb").read()
     magic = struct.unpack("<I", data[:4])[0]
     end = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
     off, out = 24, []
     while off + 16 <= len(data):
-        caplen = struct.unpack(end + "I", data[off + 8:off + 12])[0]
-        out.append(data[off + 16:off + 16 + caplen])
+        sec, frac, caplen = struct.unpack(end + "III", data[off:off + 12])
+        out.append((sec, frac, data[off + 16:off + 16 + caplen]))
         off += 16 + caplen
+    return out
+
+
+def frames(path):
+    return [r[2] for r in records(path)]
+
+
+NG_SHB, NG_IDB, NG_SPB, NG_EPB = 0x0A0D0D0A, 1, 3, 6
+
+
+def ng_blocks(data):
+    """(type, body, byte order) of each block of a pcapng file."""
+    off, end = 0, "<"
+    while off + 12 <= len(data):
+        t = struct.unpack(end + "I", data[off:off + 4])[0]
+        if t == NG_SHB:  # the same in both orders; its byte-order magic says which
+            end = "<" if data[off + 8:off + 12] == b"\x4d\x3c\x2b\x1a" else ">"
+        ln = struct.unpack(end + "I", data[off + 4:off + 8])[0]
+        assert ln >= 12 and ln % 4 == 0, "bad block length at %d" % off
+        yield t, data[off + 8:off + ln - 4], end
+        off += ln
+
+
+def ng_packets(path):
+    out = []
+    for t, body, end in ng_blocks(open(path, "rb").read()):
+        if t == NG_EPB:
+            iface, hi, lo, cap, ln = struct.unpack(end + "5I", body[:20])
+            pad = (cap + 3) & ~3
+            out.append((iface, hi, lo, cap, ln, body[20:20 + cap].hex(),
+                        body[20 + pad:].hex()))
+        elif t == NG_SPB:
+            ln = struct.unpack(end + "I", body[:4])[0]
+            out.append(("spb", ln, body[4:].hex()))
+    return out
+
+
+# option values that are numbers, by (block type, option code): their size
+NG_NUMERIC = {(NG_EPB, 2): 4, (NG_IDB, 8): 8, (NG_IDB, 14): 8}
+
+
+def ng_swap_options(t, opts, end, other):
+    out, off = b"", 0
+    while off + 4 <= len(opts):
+        code, ln = struct.unpack(end + "HH", opts[off:off + 4])
+        val = opts[off + 4:off + 4 + ln]
+        size = NG_NUMERIC.get((t, code))
+        if size:
+            val = struct.pack(other + ("I" if size == 4 else "Q"),
+                              struct.unpack(end + ("I" if size == 4 else "Q"), val)[0])
+        out += struct.pack(other + "HH", code, ln) + val + b"\0" * ((4 - ln % 4) % 4)
+        off += 4 + ((ln + 3) & ~3)
+        if code == 0:
+            break
+    return out
+
+
+def ng_swap(data):
+    """The same blocks in the other byte order (section, interface and packet blocks,
+    with string, one-byte and the listed numeric options: what the tests write)."""
+    out = b""
+    for t, body, end in ng_blocks(data):
+        o = ">" if end == "<" else "<"
+        if t == NG_SHB:
+            _, major, minor, seclen = struct.unpack(end + "IHHq", body[:16])
+            nb = struct.pack(o + "IHHq", 0x1A2B3C4D, major, minor, seclen) + \
+                ng_swap_options(t, body[16:], end, o)
+        elif t == NG_IDB:
+            lt, res, snap = struct.unpack(end + "HHI", body[:8])
+            nb = struct.pack(o + "HHI", lt, res, snap) + ng_swap_options(t, body[8:], end, o)
+        elif t == NG_EPB:
+            f = struct.unpack(end + "5I", body[:20])
+            pad = (f[3] + 3) & ~3
+            nb = struct.pack(o + "5I", *f) + body[20:20 + pad] + \
+                ng_swap_options(t, body[20 + pad:], end, o)
+        else:
+            sys.exit("ngswap: block type %#x not handled" % t)
+        out += struct.pack(o + "II", t, len(nb) + 12) + nb + struct.pack(o + "I", len(nb) + 12)
     return out
 
 
@@ -93,6 +178,26 @@ def main():
         for f, d in zip(frames(sys.argv[2]), fl):
             if d == sys.argv[5]:
                 print(f.hex())
+    elif cmd == "bpf-expect":
+        # IN's frames outside MATCHED (a BPF's matches), and those of MATCHED that KEPT
+        # (their dedup) kept; records are told apart by timestamp (IN in strict order)
+        recs = records(sys.argv[2])
+        assert len({r[:2] for r in recs}) == len(recs), "timestamps not unique"
+        matched = {r[:2] for r in records(sys.argv[3])}
+        kept = {r[:2] for r in records(sys.argv[4])}
+        for r in recs:
+            if r[:2] not in matched or r[:2] in kept:
+                print(r[2].hex())
+        print(len(recs) - len(matched), file=sys.stderr)
+    elif cmd == "ngpackets":
+        for p in ng_packets(sys.argv[2]):
+            print(*p)
+    elif cmd == "ngblocks":
+        for t, body, end in ng_blocks(open(sys.argv[2], "rb").read()):
+            print("%#x" % t, end, body.hex())
+    elif cmd == "ngswap":
+        with open(sys.argv[3], "wb") as fh:
+            fh.write(ng_swap(open(sys.argv[2], "rb").read()))
     elif cmd == "corpus":
         out, nsel, n = sys.argv[2], int(sys.argv[3]), 0
         for path in sys.argv[4:]:

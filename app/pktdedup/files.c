@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The files a run names, checked before anything starts:
- *  - no two of --pcap-in, --pcap-out, --stats-json and --snapshot are one file, compared
- *    by identity (device and inode; for a file not yet made, its resolved path), so
- *    neither another spelling (./cap.pcap), a hard link, a symlink nor a redirection of
- *    standard input or output lets one overwrite another;
+ *  - no two of --pcap-in, --pcap-out, --dup-out, --stats-json and --snapshot are one
+ *    file, compared by identity (device and inode; for a file not yet made, its resolved
+ *    path), so neither another spelling (./cap.pcap), a hard link, a symlink nor a
+ *    redirection of standard input or output lets one overwrite another;
  *  - the files written at the end can be written, so that a long run does not lose its
  *    state to a typo.
  */
@@ -88,10 +88,11 @@ int pd_app_check_distinct(const struct pd_app_config *c)
 	} f[] = {
 		{"--pcap-in", c->pcap_in, 0},
 		{"--pcap-out", c->pcap_out, 1},
+		{"--dup-out", c->dup_out, 1},
 		{"--stats-json", c->stats_json, 1},
 		{"--snapshot", c->snapshot, 1},
 	};
-	struct file_id id[4];
+	struct file_id id[5];
 	const size_t n = sizeof(f) / sizeof(f[0]);
 
 	for (size_t i = 0; i < n; i++)

@@ -402,10 +402,12 @@ static int write_json(const char *path, double secs, unsigned mbufs_in_use)
 static void print_summary(double secs)
 {
 	struct pd_counters t;
-	/* with --stats-json - or --pcap-out - standard output carries that data alone */
+	/* with --stats-json -, --pcap-out - or --dup-out - standard output carries that
+	 * data alone */
 	const struct pd_app_config *c = &pd_app.cfg;
 	FILE *out = (c->stats_json != NULL && strcmp(c->stats_json, "-") == 0) ||
-		    (c->pcap_out != NULL && strcmp(c->pcap_out, "-") == 0) ? stderr : stdout;
+		    (c->pcap_out != NULL && strcmp(c->pcap_out, "-") == 0) ||
+		    (c->dup_out != NULL && strcmp(c->dup_out, "-") == 0) ? stderr : stdout;
 
 	pd_counters_sum(&t);
 	fprintf(out, "pktdedup: %" PRIu64 " packets in %.6f s: %" PRIu64 " unique, %" PRIu64
@@ -972,7 +974,8 @@ static int finish(double secs_from)
 		in_use = rte_mempool_in_use_count(pd_app.pool);
 	if (c->stats_interval > 0)
 		print_line(stderr, secs);
-	print_summary(secs);
+	if (!c->quiet)
+		print_summary(secs);
 	if (pd_app.replay)
 		pd_replay_summary(stderr);
 	if (in_use != 0) {
@@ -1025,8 +1028,10 @@ int main(int argc, char **argv)
 	status = parse_args(argc, argv, &sep);
 	if (status == 0)
 		status = preflight();
-	if (status == 0 && pd_app.replay && pd_replay_open() != 0)
-		status = 1; /* the input is opened before EAL: a bad file costs nothing */
+	if (status == 0 && pd_app.replay) { /* before EAL: a bad file costs nothing */
+		rc = pd_replay_open();
+		status = rc == 0 ? 0 : rc == -2 ? 2 : 1; /* -2: a bad --bpf */
+	}
 	if (status != 0)
 		return status;
 	stop_signals(1);
@@ -1045,7 +1050,8 @@ int main(int argc, char **argv)
 	if (status == 0 && pd_app.replay && pd_replay_open_output() != 0)
 		status = 1;
 	if (status == 0) {
-		print_start();
+		if (!pd_app.cfg.quiet)
+			print_start();
 		rte_telemetry_register_cmd("/pktdedup/stats", telemetry_stats,
 					   "pktdedup counters: rx, tx, unique, duplicate, dropped, ...");
 		t0 = stats_t0 = stats_last = pd_now_s();

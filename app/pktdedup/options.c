@@ -71,11 +71,21 @@ void pd_app_usage(FILE *out)
 		"  --rx-desc N --tx-desc N   ring sizes (default 1024)\n"
 		"  --mbufs N            mbufs in the pool (default: from ports and workers)\n"
 		"\n"
-		"pcap replay:\n"
-		"  --pcap-in FILE       input capture (Ethernet); sets up EAL itself\n"
-		"  --pcap-out FILE      output pcap: the kept frames with their input\n"
-		"                       timestamps, lengths and precision (default: none;\n"
-		"                       '-': standard output, the summary then on stderr)\n"
+		"pcap replay (docs/app.md):\n"
+		"  --pcap-in FILE       input capture, pcap or pcapng ('-': standard input);\n"
+		"                       Ethernet, Linux cooked (SLL, SLL2) or raw IP\n"
+		"  --pcap-out FILE      the kept frames in input order, with their timestamps\n"
+		"                       and lengths ('-': standard output, the summary then on\n"
+		"                       stderr); pcapng keeps its interfaces, options and\n"
+		"                       other blocks\n"
+		"  --dup-out FILE       the frames judged copies, as they came (an audit of\n"
+		"                       what was dropped)\n"
+		"  --out-format F       same (default: the input's) | pcap | pcapng\n"
+		"  --bpf EXPR           deduplicate only frames matching the filter EXPR\n"
+		"                       (tcpdump syntax); the others pass untouched, counted\n"
+		"                       as bypassed\n"
+		"  --quiet              no progress line (shown only on a terminal), start-up\n"
+		"                       lines or summary; errors and warnings still\n"
 		"\n"
 		"State across restarts (docs/app.md):\n"
 		"  --snapshot FILE      load the filters from FILE at start if it exists; write\n"
@@ -103,7 +113,7 @@ void pd_app_usage(FILE *out)
 enum {
 	O_FILTER = 256, O_ACTION, O_DSCP, O_DUPPORT,
 	O_UNPARSEABLE, O_PORTS, O_WORKERS, O_DISPATCH, O_RXD, O_TXD, O_MBUFS, O_PCAPIN,
-	O_PCAPOUT, O_SINT, O_SJSON, O_SNAP, O_SNAPINT, O_SNAPPOL, O_WINDOW, O_WMODE, O_EQT,
+	O_PCAPOUT, O_DUPOUT, O_OUTFMT, O_BPF, O_QUIET, O_SINT, O_SJSON, O_SNAP, O_SNAPINT, O_SNAPPOL, O_WINDOW, O_WMODE, O_EQT,
 	O_HELP,
 	O_VERSION,
 };
@@ -124,6 +134,10 @@ static const struct option longopts[] = {
 	{"mbufs", required_argument, NULL, O_MBUFS},
 	{"pcap-in", required_argument, NULL, O_PCAPIN},
 	{"pcap-out", required_argument, NULL, O_PCAPOUT},
+	{"dup-out", required_argument, NULL, O_DUPOUT},
+	{"out-format", required_argument, NULL, O_OUTFMT},
+	{"bpf", required_argument, NULL, O_BPF},
+	{"quiet", no_argument, NULL, O_QUIET},
 	{"stats-interval", required_argument, NULL, O_SINT},
 	{"stats-json", required_argument, NULL, O_SJSON},
 	{"snapshot", required_argument, NULL, O_SNAP},
@@ -174,7 +188,7 @@ static int parse_ports(const char *s, struct pd_app_config *c)
 /* Which options were given, to check the ones that only make sense together. */
 struct seen {
 	struct cli_key_given key;
-	const char *dscp, *dup_port, *pcap_out, *dispatch, *snap_int, *snap_pol, *wmode;
+	const char *dscp, *dup_port, *pcap_out, *dup_out, *out_format, *bpf, *dispatch, *snap_int, *snap_pol, *wmode;
 	const char *ports, *workers;
 };
 
@@ -195,6 +209,13 @@ static int check(struct pd_app_config *c, const struct seen *s)
 		return cli_bad("--snapshot-policy", s->snap_pol, "needs --snapshot FILE");
 	if (s->pcap_out && c->pcap_in == NULL)
 		return cli_bad("--pcap-out", s->pcap_out, "needs --pcap-in");
+	if (s->dup_out && c->pcap_in == NULL)
+		return cli_bad("--dup-out", s->dup_out, "needs --pcap-in");
+	if (s->out_format && c->pcap_out == NULL && c->dup_out == NULL)
+		return cli_bad("--out-format", s->out_format, "needs --pcap-out or --dup-out");
+	if (s->bpf && c->pcap_in == NULL)
+		return cli_bad("--bpf", s->bpf, "needs --pcap-in (inline, select the traffic"
+			       " on the switch or the packet broker)");
 	if (c->pcap_in != NULL) {
 		if (c->nports != 0)
 			return cli_bad("--ports", s->ports, "--pcap-in makes its own port");
@@ -300,6 +321,21 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			s.pcap_out = a;
 			c->pcap_out = a;
 			break;
+		case O_DUPOUT:
+			r = *a == '\0' ? cli_bad("--dup-out", a, "expected a file name or -") : 0;
+			s.dup_out = a;
+			c->dup_out = a;
+			break;
+		case O_OUTFMT:
+			s.out_format = a;
+			r = cli_choice("--out-format", a, (const char *const[]){"same", "pcap",
+					"pcapng", NULL}, &c->out_format); /* enum rio_format */
+			break;
+		case O_BPF:
+			s.bpf = a;
+			c->bpf = a;
+			break;
+		case O_QUIET: c->quiet = 1; break;
 		case O_SINT:
 			r = cli_seconds("--stats-interval", a, 0.001, 86400, &c->stats_interval);
 			break;

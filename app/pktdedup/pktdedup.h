@@ -69,6 +69,10 @@ struct pd_app_config {
 	const char *stats_json;
 	const char *pcap_in;
 	const char *pcap_out;
+	const char *dup_out;    /* replay: the copies, as they came */
+	int out_format;         /* enum rio_format: same (default), pcap, pcapng */
+	const char *bpf;        /* replay: only matching frames are deduplicated */
+	int quiet;              /* no progress, start-up lines or summary text */
 	unsigned rx_desc, tx_desc;
 	unsigned mbufs;
 	const char *snapshot;      /* NULL: none */
@@ -91,6 +95,7 @@ struct pd_app_config {
 	X(marked, 1)          /* duplicates forwarded with the DSCP mark */ \
 	X(unmarkable, 1)      /* duplicates forwarded unmarked: not IP */ \
 	X(unparseable, 1)     /* frames without a key (per reason below) */ \
+	X(bypassed, 1)        /* replay: outside --bpf, forwarded untouched */ \
 	X(tx_failed, 1)       /* freed after PD_APP_TX_RETRIES partial sends */ \
 	X(dispatched_out, 0)  /* handed to another worker's ring */ \
 	X(dispatched_in, 0)   /* taken from this worker's ring */ \
@@ -252,7 +257,7 @@ void pd_delay_buckets_init(void); /* before the workers start */
 void pd_port_loss_read(uint16_t port, struct pd_port_loss *l);
 
 /* replay.c: offline dedup of a capture read with libpcap, written in input order */
-int pd_replay_open(void);  /* the input; 0 or -1 and a message */
+int pd_replay_open(void);  /* the input; 0, or -1 (-2: a bad --bpf) and a message */
 int pd_replay_open_output(void); /* --pcap-out, last before the run */
 int pd_replay_start(void); /* after the workers are made, before they run */
 int pd_replay_main(void *arg); /* each worker's loop */

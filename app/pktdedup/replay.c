@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Replay: --pcap-in FILE deduplicated offline and written to --pcap-out in input order.
+ * Replay: --pcap-in FILE deduplicated offline and written to --pcap-out in input order
+ * (the copies to --dup-out), from one source to its sinks (replay_io.h: pcap or pcapng).
  *
  * The capture is read once, with libpcap, in batches of frames copied into one arena;
  * there are no ports and no mbufs. (An mbuf is a receive buffer: a file's frames are
@@ -8,8 +9,9 @@
  * cut frames over 64 KiB, nor a pool sized for the largest frame, nor a second reader
  * for the timestamps. EAL still starts, without hugepages or devices, for the worker
  * lcores and the snapshot thread.) Every frame libpcap reads is keyed and
- * deduplicated; the batch's records keep their timestamps (64-bit ns) and original
- * lengths for the output.
+ * deduplicated, unless --bpf leaves it out (then it passes as it came, bypassed); the
+ * batch's records keep their timestamps (64-bit ns), original lengths and, from pcapng,
+ * their blocks for the output.
  *
  * With several workers each batch goes through three phases, a barrier after each:
  *   1. worker i keys and hashes frames i, i + n, i + 2n, ... of the batch;
@@ -25,24 +27,23 @@
  * written, the output holds exactly the frames read, and the exit status is 128 + the
  * signal. A damaged file stops at the damage: the frames before it are written, status 1.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <pcap/pcap.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_prefetch.h>
 
 #include "../common/link.h"
 #include "pktdedup.h"
+#include "replay_io.h"
 
 #define BATCH_FRAMES 1024
 #define BATCH_BYTES (4u << 20) /* a batch ends at this many bytes of frames (or more, once) */
+#define PROGRESS_EVERY_S 0.5
 
 struct frame {
 	uint64_t off;     /* its bytes in the arena */
@@ -52,197 +53,156 @@ struct frame {
 	uint32_t len;     /* the record's original length */
 	uint8_t keyed;
 	uint8_t dup;
+	uint8_t bypass;   /* outside --bpf: written as it came, never keyed */
+	/* pcapng input: the packet block's fields, its options and the blocks before it,
+	 * both in the arena */
+	uint8_t spb, swap;
+	uint32_t iface, ts_hi, ts_lo;
+	uint64_t opts_off, pre_off;
+	uint32_t opts_len, pre_len;
 };
 
 static struct {
-	int fd;                /* the input (libpcap reads it through a stream that first
-				* gives back the magic) */
-	pcap_t *in;
-	pcap_dumper_t *out;    /* NULL: no --pcap-out */
-	const char *in_name, *out_name;
-	int linktype;
+	struct rio_in_info info;
+	struct rio_sink *out;  /* NULL: no --pcap-out */
+	struct rio_sink *dups; /* NULL: no --dup-out */
+	const char *in_name;
 	struct frame f[BATCH_FRAMES];
 	unsigned n;            /* frames in the batch */
 	uint8_t *arena;
-	size_t cap;
+	size_t used, cap;
+	const uint8_t *trailer; /* pcapng: the blocks after the last packet */
+	size_t ntrailer;
 	pthread_barrier_t bar;
 	int bar_made;          /* bar is initialised (several workers) */
 	int end;               /* nothing more to read */
-	int damaged;           /* libpcap refused a record: where, in why */
+	int damaged;           /* the input stopped at damage: where, in why */
 	int stopped_by;        /* the signal that stopped the reading */
-	char why[PCAP_ERRBUF_SIZE + 64];
+	char why[PCAP_ERRBUF_SIZE + 128];
 	uint64_t frames;       /* frames read */
-	uint64_t offset;       /* bytes of the input consumed */
-	uint64_t size;         /* the input's size when it is a regular file, else 0 */
-	unsigned char magic[4];
-	unsigned magic_left;
+	int progress;          /* a progress line on stderr (a terminal) */
+	double t0, shown;      /* when the reading started, when progress was last shown */
 } R;
 
-/* ---- the input: a stream that gives back the 4 bytes read to learn the precision ---- */
-
-/* What is there, not a full buffer: a pipe's frames reach libpcap as they come, so a
- * signal while waiting for more finds every frame written before it read. */
-static ssize_t in_read(void *cookie, char *buf, size_t len)
-{
-	ssize_t n = 0;
-
-	(void)cookie;
-	if (R.magic_left > 0) {
-		while (R.magic_left > 0 && (size_t)n < len) {
-			buf[n++] = (char)R.magic[4 - R.magic_left];
-			R.magic_left--;
-		}
-		return n;
-	}
-	do
-		n = read(R.fd, buf, len);
-	while (n < 0 && errno == EINTR && !pd_force_quit);
-	if (n > 0)
-		R.offset += (uint64_t)n;
-	return n;
-}
-
-static int in_close(void *cookie)
-{
-	(void)cookie;
-	return R.fd == STDIN_FILENO ? 0 : close(R.fd);
-}
-
-/* n bytes, waiting for them: 0, or -1 (errno; 0 for an early end). */
-static int read_full(int fd, void *buf, size_t n)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = read(fd, (char *)buf + got, n - got);
-
-		if (r == 0) {
-			errno = 0;
-			return -1;
-		}
-		if (r < 0 && errno != EINTR)
-			return -1;
-		if (r > 0)
-			got += (size_t)r;
-	}
-	return 0;
-}
-
-/*
- * Open the input once: the magic number says whether its timestamps are nanoseconds
- * (pcap a1b23c4d, and pcapng), which the output keeps; libpcap then reads the same
- * stream (with those 4 bytes given back), so a FIFO or a pipe works as a file does.
- */
-static int open_input(const char *path)
-{
-	static const cookie_io_functions_t io = {.read = in_read, .close = in_close};
-	char errbuf[PCAP_ERRBUF_SIZE];
-	struct stat st;
-	FILE *s;
-	uint32_t magic;
-
-	R.fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	if (R.fd < 0) {
-		fprintf(stderr, "pktdedup: --pcap-in %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	if (fstat(R.fd, &st) == 0 && S_ISREG(st.st_mode))
-		R.size = (uint64_t)st.st_size;
-	if (read_full(R.fd, R.magic, 4) != 0) {
-		fprintf(stderr, "pktdedup: --pcap-in %s: %s\n", path,
-			errno ? strerror(errno) : "shorter than a pcap file header");
-		return -1;
-	}
-	R.offset = 4;
-	R.magic_left = 4;
-	memcpy(&magic, R.magic, 4);
-	s = fopencookie(NULL, "rb", io);
-	if (s == NULL) {
-		fprintf(stderr, "pktdedup: --pcap-in %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	R.in = pcap_fopen_offline_with_tstamp_precision(s, PCAP_TSTAMP_PRECISION_NANO, errbuf);
-	if (R.in == NULL) {
-		fprintf(stderr, "pktdedup: --pcap-in %s: %s\n", path, errbuf);
-		fclose(s);
-		return -1;
-	}
-	R.linktype = pcap_datalink(R.in);
-	if (cli_link_from_dlt(R.linktype, &pd_app.cfg.key.link) != 0) {
-		fprintf(stderr, "pktdedup: --pcap-in %s: link type %s; the keys take "
-			CLI_LINK_TYPES "\n", path, pcap_datalink_val_to_name(R.linktype));
-		return -1;
-	}
-	if (pd_app.cfg.key.link != PD_LINK_ETHERNET && pd_app.cfg.action == PD_ACTION_MARK) {
-		fprintf(stderr, "pktdedup: --pcap-in %s: --action mark rewrites Ethernet frames; "
-			"this capture is %s\n", path, pcap_datalink_val_to_name(R.linktype));
-		return -1;
-	}
-	pd_app.replay_nano = magic != 0xa1b2c3d4 && magic != 0xd4c3b2a1;
-	return 0;
-}
-
-/* --pcap-out: a pcap file with the input's link type, snap length and precision. */
-static int open_output(const char *path)
-{
-	pcap_t *dead = pcap_open_dead_with_tstamp_precision(R.linktype, pcap_snapshot(R.in),
-		pd_app.replay_nano ? PCAP_TSTAMP_PRECISION_NANO : PCAP_TSTAMP_PRECISION_MICRO);
-
-	if (dead == NULL) {
-		fprintf(stderr, "pktdedup: --pcap-out: out of memory\n");
-		return -1;
-	}
-	R.out = pcap_dump_open(dead, path);
-	if (R.out == NULL)
-		fprintf(stderr, "pktdedup: --pcap-out %s: %s\n", path, pcap_geterr(dead));
-	pcap_close(dead); /* the dumper keeps what it needs */
-	return R.out == NULL ? -1 : 0;
-}
-
+/* The input, opened before EAL so that a bad file costs nothing; --bpf compiled for its
+ * link type. */
 int pd_replay_open(void)
 {
 	const struct pd_app_config *c = &pd_app.cfg;
 
 	R.in_name = c->pcap_in;
-	R.out_name = c->pcap_out;
 	R.cap = BATCH_BYTES + (1u << 20);
 	R.arena = malloc(R.cap);
 	if (R.arena == NULL) {
 		fprintf(stderr, "pktdedup: replay: out of memory\n");
 		return -1;
 	}
-	return open_input(c->pcap_in);
+	if (rio_in_open(c->pcap_in, &R.info) != 0)
+		return -1;
+	if (cli_link_from_dlt(R.info.linktype, &pd_app.cfg.key.link) != 0) {
+		fprintf(stderr, "pktdedup: --pcap-in %s: link type %s; the keys take "
+			CLI_LINK_TYPES "\n", c->pcap_in,
+			pcap_datalink_val_to_name(R.info.linktype));
+		return -1;
+	}
+	if (pd_app.cfg.key.link != PD_LINK_ETHERNET && pd_app.cfg.action == PD_ACTION_MARK) {
+		fprintf(stderr, "pktdedup: --pcap-in %s: --action mark rewrites Ethernet frames; "
+			"this capture is %s\n", c->pcap_in,
+			pcap_datalink_val_to_name(R.info.linktype));
+		return -1;
+	}
+	if (c->bpf != NULL && rio_in_bpf(c->bpf) != 0)
+		return -2;
+	pd_app.replay_nano = R.info.nano;
+	R.progress = !c->quiet && isatty(STDERR_FILENO);
+	return 0;
 }
 
-/* The output is opened (an existing file truncated) only once everything else has
- * started: a run that fails before it leaves the file as it was. */
+/* The outputs are opened (an existing file truncated) only once everything else has
+ * started: a run that fails before it leaves the files as they were. */
 int pd_replay_open_output(void)
 {
-	return R.out_name != NULL ? open_output(R.out_name) : 0;
+	const struct pd_app_config *c = &pd_app.cfg;
+	enum rio_format fmt = (enum rio_format)c->out_format;
+
+	if (c->pcap_out != NULL &&
+	    (R.out = rio_sink_open("--pcap-out", c->pcap_out, fmt, &R.info)) == NULL)
+		return -1;
+	if (c->dup_out != NULL &&
+	    (R.dups = rio_sink_open("--dup-out", c->dup_out, fmt, &R.info)) == NULL)
+		return -1;
+	return 0;
 }
 
 /* ---- the three phases ---- */
 
-/* Seconds of a record: the pcap format's are unsigned 32-bit (libpcap gives them back
- * signed), so a time after 2038 stays after 2038. */
-static uint64_t record_ns(const struct pcap_pkthdr *h)
+/* n bytes into the arena at R.used (it grows when they do not fit): their offset, or -1. */
+static int64_t arena_put(const void *p, size_t n)
 {
-	int64_t s = (int64_t)h->ts.tv_sec;
-	uint64_t sec = s < 0 ? (uint64_t)(uint32_t)s : (uint64_t)s;
+	uint64_t off = R.used;
 
-	return sec * 1000000000ULL + (uint64_t)h->ts.tv_usec; /* opened in ns precision */
+	if (R.used + n > R.cap) {
+		/* one frame larger than the room left: the arena grows (a batch of ordinary
+		 * frames never gets here) */
+		size_t cap = R.used + n + (1u << 20);
+		uint8_t *a = realloc(R.arena, cap);
+
+		if (a == NULL)
+			return -1;
+		R.arena = a;
+		R.cap = cap;
+	}
+	if (n != 0)
+		memcpy(R.arena + R.used, p, n);
+	R.used += n;
+	return (int64_t)off;
+}
+
+/* Progress on a terminal: frames, how far into the file, the rate and the time left. */
+static void progress_show(int last)
+{
+	const double now = pd_now_s(), secs = now - R.t0;
+	const uint64_t off = rio_in_offset(), size = rio_in_size();
+	char where[96] = "";
+	double rate;
+
+	if (!R.progress || (!last && now - R.shown < PROGRESS_EVERY_S))
+		return;
+	R.shown = now;
+	if (last) {
+		fputs("\r\033[K", stderr); /* the summary follows on a clean line */
+		R.progress = 0;
+		return;
+	}
+	if (size != 0 && off <= size && off > 0) {
+		const double eta = secs * (double)(size - off) / (double)off;
+
+		snprintf(where, sizeof(where), ", %.1f%% of %s, %d:%02d left",
+			 100.0 * (double)off / (double)size, R.in_name, (int)(eta / 60),
+			 (int)eta % 60);
+	} else {
+		snprintf(where, sizeof(where), ", %.1f MB of %s", (double)off / 1e6, R.in_name);
+	}
+	rate = secs > 0 ? (double)R.frames / secs : 0.0;
+	fprintf(stderr, "\rpktdedup: %" PRIu64 " frames%s, %.*f %sframes/s\033[K", R.frames,
+		where, rate >= 1e6 ? 2 : 0, rate >= 1e6 ? rate / 1e6 : rate,
+		rate >= 1e6 ? "M" : "");
+	fflush(stderr);
 }
 
 /* Worker 0: the next batch into the arena (R.n frames; 0 at the end). */
 static void read_batch(void)
 {
-	size_t used = 0;
+	const struct pd_app_config *c = &pd_app.cfg;
 
 	R.n = 0;
-	while (!R.end && R.n < BATCH_FRAMES && used < BATCH_BYTES) {
-		struct pcap_pkthdr *h;
-		const u_char *d;
+	R.used = 0;
+	while (!R.end && R.n < BATCH_FRAMES && R.used < BATCH_BYTES) {
+		struct rio_frame rf;
 		struct frame *f;
+		const uint8_t *pre;
+		size_t npre;
+		int64_t off, pre_off, opts_off;
 		int rc;
 
 		if (pd_force_quit) {
@@ -250,45 +210,41 @@ static void read_batch(void)
 			R.end = 1;
 			break;
 		}
-		rc = pcap_next_ex(R.in, &h, &d);
+		rc = rio_in_next(&rf, &pre, &npre);
 		if (rc != 1) {
 			R.end = 1;
+			R.trailer = pre;
+			R.ntrailer = npre;
 			if (pd_force_quit) /* a signal broke a read that was waiting */
 				R.stopped_by = pd_force_quit;
-			else if (rc != PCAP_ERROR_BREAK) {
+			else if (rc < 0) {
 				R.damaged = 1;
-				snprintf(R.why, sizeof(R.why), "%s", pcap_geterr(R.in));
+				snprintf(R.why, sizeof(R.why), "%s", rio_in_error());
 			}
 			break;
 		}
-		if (used + h->caplen > R.cap) {
-			/* one frame larger than the room left: the arena grows (a batch of
-			 * ordinary frames never gets here) */
-			size_t cap = used + h->caplen + (1u << 20);
-			uint8_t *a = realloc(R.arena, cap);
-
-			if (a == NULL) {
-				R.end = 1;
-				R.damaged = 1;
-				snprintf(R.why, sizeof(R.why), "out of memory for a frame of %u"
-					 " bytes", h->caplen);
-				break;
-			}
-			R.arena = a;
-			R.cap = cap;
+		pre_off = npre != 0 ? arena_put(pre, npre) : 0;
+		opts_off = rf.opts_len != 0 ? arena_put(rf.opts, rf.opts_len) : 0;
+		off = arena_put(rf.data, rf.caplen);
+		if (off < 0 || pre_off < 0 || opts_off < 0) {
+			R.end = 1;
+			R.damaged = 1;
+			snprintf(R.why, sizeof(R.why), "out of memory for a frame of %u bytes",
+				 rf.caplen);
+			break;
 		}
 		f = &R.f[R.n++];
-		f->off = used;
-		f->ts = record_ns(h);
-		f->caplen = h->caplen;
-		f->len = h->len;
-		f->keyed = 0;
-		f->dup = 0;
-		memcpy(R.arena + used, d, h->caplen);
-		used += h->caplen;
+		*f = (struct frame){
+			.off = (uint64_t)off, .ts = rf.ts_ns, .caplen = rf.caplen, .len = rf.len,
+			.bypass = c->bpf != NULL && !rio_in_bpf_match(&rf), .spb = rf.spb, .swap = rf.swap,
+			.iface = rf.iface, .ts_hi = rf.ts_hi, .ts_lo = rf.ts_lo,
+			.opts_off = (uint64_t)opts_off, .opts_len = rf.opts_len,
+			.pre_off = (uint64_t)pre_off, .pre_len = (uint32_t)npre,
+		};
 		R.frames++;
 	}
 	pd_app.w[0]->c.rx += R.n;
+	progress_show(0);
 }
 
 /* Phase 1: keys and hashes of frames idx, idx + step, ... */
@@ -300,6 +256,8 @@ static void key_batch(struct pd_worker *w, unsigned step)
 		struct frame *f = &R.f[i];
 		size_t need = PD_KEY_BUF_LEN(f->caplen), klen;
 
+		if (f->bypass)
+			continue;
 		if (need > w->replay_keycap) {
 			uint8_t *b = realloc(w->replay_key, need);
 
@@ -353,35 +311,52 @@ static void filter_batch(struct pd_worker *w, unsigned nworkers)
 	}
 }
 
-/* Phase 3 (worker 0): every frame of the batch in input order, by its verdict. */
+/* A batch's frame as the sinks take it. */
+static struct rio_frame rio_of(const struct frame *f)
+{
+	return (struct rio_frame){
+		.data = R.arena + f->off, .caplen = f->caplen, .len = f->len, .ts_ns = f->ts,
+		.iface = f->iface, .ts_hi = f->ts_hi, .ts_lo = f->ts_lo,
+		.opts = R.arena + f->opts_off, .opts_len = f->opts_len, .spb = f->spb,
+		.swap = f->swap,
+	};
+}
+
+/* Phase 3 (worker 0): every frame of the batch in input order, by its verdict; the
+ * copies also to --dup-out, as they came. */
 static void write_batch(struct pd_worker *w)
 {
 	const struct pd_app_config *c = &pd_app.cfg;
 
 	for (unsigned i = 0; i < R.n; i++) {
 		struct frame *f = &R.f[i];
-		uint8_t *p = R.arena + f->off;
+		const struct rio_frame rf = rio_of(f);
 
-		if (!f->keyed ? c->drop_unparseable : f->dup && c->action == PD_ACTION_DROP) {
-			w->c.dropped++;
-			continue;
+		if (unlikely(f->pre_len != 0)) { /* pcapng: the blocks before this frame */
+			rio_sink_blocks(R.out, R.arena + f->pre_off, f->pre_len);
+			rio_sink_blocks(R.dups, R.arena + f->pre_off, f->pre_len);
 		}
-		if (f->keyed && f->dup && c->action == PD_ACTION_MARK) {
-			if (pd_frame_set_dscp(p, f->caplen, c->mark_dscp) == 0)
-				w->c.marked++;
-			else
-				w->c.unmarkable++;
+		if (f->bypass) {
+			w->c.bypassed++;
+		} else if (!f->keyed) {
+			if (c->drop_unparseable) {
+				w->c.dropped++;
+				continue;
+			}
+		} else if (f->dup) {
+			rio_sink_frame(R.dups, &rf);
+			if (c->action == PD_ACTION_DROP) {
+				w->c.dropped++;
+				continue;
+			}
+			if (c->action == PD_ACTION_MARK) {
+				if (pd_frame_set_dscp(R.arena + f->off, f->caplen, c->mark_dscp) == 0)
+					w->c.marked++;
+				else
+					w->c.unmarkable++;
+			}
 		}
-		if (R.out != NULL) {
-			struct pcap_pkthdr hd;
-
-			hd.ts.tv_sec = (time_t)(f->ts / 1000000000ULL);
-			hd.ts.tv_usec = (suseconds_t)(pd_app.replay_nano ? f->ts % 1000000000ULL :
-						      f->ts % 1000000000ULL / 1000);
-			hd.caplen = f->caplen;
-			hd.len = f->len;
-			pcap_dump((u_char *)R.out, &hd, p);
-		}
+		rio_sink_frame(R.out, &rf);
 		w->c.tx++;
 	}
 }
@@ -423,6 +398,7 @@ int pd_replay_main(void *arg)
 /* Before the workers start: the barrier for their count. */
 int pd_replay_start(void)
 {
+	R.t0 = R.shown = pd_now_s();
 	if (pd_app.nworkers > 1) {
 		if (pthread_barrier_init(&R.bar, NULL, pd_app.nworkers) != 0) {
 			fprintf(stderr, "pktdedup: replay: cannot make the workers' barrier\n");
@@ -437,24 +413,14 @@ int pd_replay_close(void)
 {
 	int rc = 0;
 
-	if (R.out != NULL) {
-		FILE *f = pcap_dump_file(R.out);
-		int bad = pcap_dump_flush(R.out) != 0 || ferror(f);
-		int err = errno;
-
-		/* pcap_dump_close closes the stream: a write it makes then is not checked by
-		 * libpcap, so the flush above is what says the file is whole */
-		pcap_dump_close(R.out);
-		R.out = NULL;
-		if (bad) {
-			fprintf(stderr, "pktdedup: error: --pcap-out %s: writing failed: %s\n",
-				R.out_name, strerror(err));
-			rc = -1;
-		}
-	}
-	if (R.in != NULL)
-		pcap_close(R.in);
-	R.in = NULL;
+	progress_show(1);
+	rio_sink_blocks(R.out, R.trailer, R.ntrailer);
+	rio_sink_blocks(R.dups, R.trailer, R.ntrailer);
+	R.ntrailer = 0;
+	rc |= rio_sink_close(R.out);
+	rc |= rio_sink_close(R.dups);
+	R.out = R.dups = NULL;
+	rio_in_close();
 	free(R.arena);
 	R.arena = NULL;
 	for (unsigned i = 0; i < pd_app.nworkers; i++) {
@@ -469,16 +435,17 @@ int pd_replay_close(void)
 
 void pd_replay_summary(FILE *out)
 {
+	const uint64_t off = rio_in_offset(), size = rio_in_size();
 	char where[96] = "";
 
-	if (R.size != 0)
+	if (size != 0)
 		snprintf(where, sizeof(where), ", byte %" PRIu64 " of %" PRIu64 " (%.1f%%)",
-			 R.offset, R.size, 100.0 * (double)R.offset / (double)R.size);
+			 off, size, 100.0 * (double)off / (double)size);
 	if (R.stopped_by != 0)
 		fprintf(out, "pktdedup: interrupted by %s after %" PRIu64 " frames of %s%s:"
 			" the input was not read to its end; %s holds the frames read\n",
 			strsignal(R.stopped_by), R.frames, R.in_name, where,
-			R.out_name != NULL ? R.out_name : "the summary");
+			pd_app.cfg.pcap_out != NULL ? pd_app.cfg.pcap_out : "the summary");
 	if (R.damaged)
 		fprintf(out, "pktdedup: error: --pcap-in %s: %s after %" PRIu64 " frames; those"
 			" frames are processed and written, the rest of the file is not\n",
@@ -494,5 +461,5 @@ int pd_replay_status(void)
 
 const char *pd_replay_tx_to(void)
 {
-	return R.out_name != NULL ? "pcap-out" : "none";
+	return pd_app.cfg.pcap_out != NULL ? "pcap-out" : "none";
 }

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Replay's input and outputs against Wireshark's tools (editcap, mergecap) and tcpdump:
+#  - `cat in.pcapng | pktdedup --pcap-in - --pcap-out - --key packet --filter exact`
+#    writes editcap -D's file, byte for byte: two interfaces and packet comments kept;
+#  - pcapng with whole-frame keys: editcap -D's file, also from a big-endian section;
+#    --dup-out holds exactly the copies, with the interfaces and comments;
+#  - --out-format: pcapng to pcap = editcap -F nsecpcap -D's records; pcap to pcapng =
+#    editcap -F pcapng -D's packets and interface (microsecond and nanosecond inputs);
+#  - --bpf: frames outside the filter (tcpdump's complement) pass untouched, counted as
+#    bypassed; the matching ones are deduplicated as editcap -D does them alone;
+#  - progress: shown on a terminal (script(1) gives one), never with --quiet or a pipe.
+set -euo pipefail
+. "$(dirname "$0")/e2e_common.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bin=$(realpath "$bin")
+cd "$tmp"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+l2=(--filter exact --compare-from l2 --ignore none --quiet)
+
+# 1. the pipeline: unique frames (by the packet key) twice, 1 us apart, from two
+#    interfaces (originals odd, copies even), two originals with comments; every copy
+#    is exact, so editcap -D agrees
+"$bin" --pcap-in "$in" --pcap-out u.pcap --key packet --filter exact --unparseable drop \
+	--quiet
+editcap -t 0.000001 u.pcap u2.pcap
+mergecap -I none -w m.pcapng u.pcap u2.pcap
+editcap -a 3:"first comment" -a 501:"second comment" m.pcapng in.pcapng
+cat in.pcapng | "$bin" --pcap-in - --pcap-out - --key packet --filter exact >out.pcap \
+	2>err.txt || { cat err.txt >&2; fail "the pipeline failed"; }
+editcap -D 1000000 in.pcapng editcap.pcapng >/dev/null 2>&1
+cmp out.pcap editcap.pcapng || fail "pipeline: not editcap -D's file"
+[ "$($tool ngblocks out.pcap | grep -c '^0x1 ')" -eq 2 ] || fail "pipeline: not 2 interfaces"
+[ "$($tool ngpackets out.pcap | awk '$7 != ""' | wc -l)" -eq 2 ] ||
+	fail "pipeline: the comments were not kept"
+grep -q "pktdedup: $($tool ngpackets in.pcapng | wc -l) packets" err.txt ||
+	fail "pipeline: the summary is not on stderr"
+echo "ok: cat in.pcapng | pktdedup --pcap-in - --pcap-out - > out = editcap -D, byte for" \
+	"byte: $($tool ngpackets out.pcap | wc -l) of $($tool ngpackets in.pcapng | wc -l)" \
+	"frames, 2 interfaces, 2 comments"
+
+# 2. whole frames of dups.pcap over two interfaces, with comments; --dup-out
+editcap -r "$in" a.pcap 1-600
+editcap -r "$in" b.pcap 601-1200
+mergecap -I none -w ab.pcapng a.pcap b.pcap
+# frame 8 is a whole-frame copy (pcap/dups-expected.txt: index 7, packet-l2-none)
+editcap -a 1:"kept" -a 8:"a copy" ab.pcapng dups.pcapng
+editcap -D 1000000 dups.pcapng want.pcapng >/dev/null 2>&1
+"$bin" --pcap-in dups.pcapng --pcap-out got.pcapng --dup-out copies.pcapng "${l2[@]}" \
+	--stats-json got.json
+cmp got.pcapng want.pcapng || fail "pcapng, whole frames: not editcap -D's file"
+$tool ngpackets dups.pcapng | sort >all.txt
+cat <($tool ngpackets got.pcapng) <($tool ngpackets copies.pcapng) | sort >split.txt
+cmp all.txt split.txt || fail "--dup-out: kept + copies is not the input"
+[ "$($tool ngpackets copies.pcapng | wc -l)" -eq "$(json got.json duplicate)" ] ||
+	fail "--dup-out: not the duplicates counted"
+[ "$($tool ngblocks copies.pcapng | grep -c '^0x1 ')" -eq 2 ] ||
+	fail "--dup-out: not 2 interfaces"
+[ "$($tool ngpackets copies.pcapng | grep -c "$(printf 'a copy' | xxd -p)")" -eq 1 ] &&
+	[ "$($tool ngpackets got.pcapng | grep -c "$(printf 'kept' | xxd -p)")" -eq 1 ] ||
+	fail "--dup-out: a comment was lost"
+echo "ok: pcapng = editcap -D byte for byte; --dup-out: the $(json got.json duplicate)" \
+	"copies with their interfaces and comments, kept + copies = the input"
+# a big-endian section: written back big-endian, the same blocks
+$tool ngswap dups.pcapng be.pcapng
+"$bin" --pcap-in be.pcapng --pcap-out be-out.pcapng "${l2[@]}"
+$tool ngblocks be-out.pcapng >be.txt
+[ "$(head -1 be.txt | cut -d' ' -f2)" = ">" ] ||
+	fail "big-endian pcapng: not written big-endian"
+$tool ngswap be-out.pcapng back.pcapng
+cmp back.pcapng want.pcapng || fail "big-endian pcapng: not editcap -D's blocks"
+echo "ok: a big-endian pcapng comes out big-endian, editcap -D's blocks"
+# a section header giving its length: the output's section is shorter, so "not given"
+python3 -c 'import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+d[16:24] = struct.pack("<q", len(d) - struct.unpack("<I", d[4:8])[0])
+open(sys.argv[2], "wb").write(d)' dups.pcapng seclen.pcapng
+"$bin" --pcap-in seclen.pcapng --pcap-out seclen-out.pcapng "${l2[@]}"
+cmp <(tail -c +25 seclen-out.pcapng) <(tail -c +25 want.pcapng) &&
+	[ "$(xxd -s 16 -l 8 -p seclen-out.pcapng)" = ffffffffffffffff ] ||
+	fail "a section length given: not replaced by -1"
+echo "ok: a section length given in the input is written as not given (-1)"
+
+# 3. --out-format
+"$bin" --pcap-in dups.pcapng --pcap-out got.pcap --out-format pcap "${l2[@]}"
+editcap -F nsecpcap -D 1000000 dups.pcapng want.pcap >/dev/null 2>&1
+cmp <(tail -c +25 got.pcap) <(tail -c +25 want.pcap) ||
+	fail "--out-format pcap: not editcap -F nsecpcap -D's records"
+for f in dups tap; do
+	"$bin" --pcap-in "$root/pcap/$f.pcap" --pcap-out $f.pcapng --out-format pcapng "${l2[@]}"
+	editcap -F pcapng -D 1000000 "$root/pcap/$f.pcap" $f-want.pcapng >/dev/null 2>&1
+	cmp <($tool ngpackets $f.pcapng) <($tool ngpackets $f-want.pcapng) ||
+		fail "--out-format pcapng ($f.pcap): not editcap's packets"
+	cmp <($tool ngblocks $f.pcapng | grep '^0x1 ') \
+		<($tool ngblocks $f-want.pcapng | grep '^0x1 ') ||
+		fail "--out-format pcapng ($f.pcap): not editcap's interface"
+done
+echo "ok: --out-format pcap = editcap -F nsecpcap -D; --out-format pcapng = editcap -F" \
+	"pcapng -D's packets and interface (us and ns inputs)"
+
+# 4. --bpf: outside the filter untouched, inside deduplicated alone
+tcpdump -r "$in" -w match.pcap 'vlan and udp' 2>/dev/null
+editcap -F pcap -D 1000000 match.pcap match-ed.pcap >/dev/null 2>&1
+"$bin" --pcap-in "$in" --pcap-out bpf.pcap --bpf 'vlan and udp' --stats-json bpf.json "${l2[@]}"
+$tool bpf-expect "$in" match.pcap match-ed.pcap >want.txt 2>outside.txt
+cmp want.txt <($tool frames bpf.pcap) || fail "--bpf: not the expected frames"
+[ "$(json bpf.json bypassed)" -eq "$(cat outside.txt)" ] || fail "--bpf: bypassed count"
+[ "$(json bpf.json bypassed)" -gt 0 ] && [ "$(json bpf.json duplicate)" -gt 0 ] ||
+	fail "--bpf: nothing bypassed or nothing deduplicated"
+# every frame once: keyed (unique, duplicate), unparseable or bypassed
+[ $(($(json bpf.json unique) + $(json bpf.json duplicate) + $(json bpf.json unparseable) +
+	$(json bpf.json bypassed))) -eq "$(json bpf.json rx)" ] &&
+	[ "$(json bpf.json duplicate)" -eq $(($(json bpf.json rx) - $(json bpf.json tx))) ] ||
+	fail "--bpf: the counters do not add up"
+rc=0
+"$bin" --pcap-in "$in" --bpf 'udp and' >/dev/null 2>err.txt || rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "--bpf 'udp and'" err.txt || fail "bad --bpf: status $rc"
+echo "ok: --bpf: $(json bpf.json bypassed) frames outside passed, $(json bpf.json duplicate)" \
+	"copies dropped among the rest (= tcpdump + editcap -D); a bad expression: status 2"
+
+# 5. progress on a terminal only: the input comes through a FIFO in two parts
+feed() { (head -c 60000 "$in"; sleep 1; tail -c +60001 "$in") >fifo; }
+mkfifo fifo
+feed &
+script -qec "$bin --pcap-in fifo --pcap-out /dev/null" tty.log </dev/null >/dev/null 2>&1
+wait
+grep -aq "pktdedup: 1024 frames, 0.1 MB of fifo" tty.log || { cat -v tty.log >&2; fail "no progress"; }
+feed &
+script -qec "$bin --pcap-in fifo --pcap-out /dev/null --quiet" quiet.log </dev/null >/dev/null 2>&1
+wait
+! grep -aq "frames" quiet.log || fail "progress or summary with --quiet"
+feed &
+"$bin" --pcap-in fifo --pcap-out /dev/null >/dev/null 2>pipe.log
+wait
+! grep -aq "frames," pipe.log || fail "progress on a pipe"
+echo "ok: progress on a terminal, none with --quiet or on a pipe"
