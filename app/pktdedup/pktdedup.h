@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -208,9 +209,22 @@ int pd_app_check_distinct(const struct pd_app_config *cfg);
  * at start so that a run of days does not lose its state to a typo: 0, or -1 and a message. */
 int pd_app_check_outputs(const struct pd_app_config *cfg);
 
-/* main.c */
-void pd_stats_tick(void);
-double pd_now_s(void); /* seconds on the TSC clock */
+/* Seconds on the TSC clock. */
+static inline double pd_now_s(void)
+{
+	return (double)rte_get_tsc_cycles() / (double)rte_get_tsc_hz();
+}
+
+/* stats.c: the counters summed and written (text, JSON, telemetry) */
+void pd_stats_start(void);  /* the clock of the periodic line starts */
+void pd_stats_tick(void);   /* the periodic line when it is due (main lcore) */
+void pd_stats_line(FILE *out, double secs);
+void pd_stats_plan(FILE *out);
+void pd_stats_summary(double secs);
+/* The JSON summary (@p tx_to: where forwarded packets went): 0, or -1 and a message. */
+int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const char *tx_to);
+int pd_stats_accounted(void); /* rx = tx + dropped + tx_failed + dispatch_failed */
+void pd_stats_telemetry(void); /* /pktdedup/stats */
 
 /* snapshot.c */
 int pd_snap_lock(void); /* before EAL: the run's lock, stale temporary files removed */
@@ -236,9 +250,9 @@ int pd_key_of_bytes(struct pd_worker *w, const uint8_t *p, uint32_t len, uint8_t
 /* One filter burst over hashes (times when the filter needs them; delays counted). */
 void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		   unsigned n);
-void pd_counters_sum(struct pd_counters *total);
 
-/* The scalar counters by name (PD_COUNTERS), for the writers of the statistics. */
+/* stats.c: the scalar counters by name (PD_COUNTERS), and their sum over the workers */
+void pd_counters_sum(struct pd_counters *total);
 struct pd_counter_desc {
 	const char *name;
 	size_t offset;  /* in struct pd_counters */
@@ -252,6 +266,11 @@ static inline uint64_t pd_counter_value(const struct pd_counters *c, unsigned i)
 	return *(const uint64_t *)((const char *)c + pd_counter_table[i].offset);
 }
 void pd_delay_buckets_init(void); /* before the workers start */
+
+/* ports.c: inline ports; each returns 0 or the exit status */
+int pd_ports_choose(void); /* which ports, before the workers are made */
+int pd_ports_setup(void);  /* dispatch, mbufs, rings and queues, once they are */
+void pd_ports_close(const uint16_t *ports, unsigned n); /* once; the PMDs free mbufs */
 
 /* port_loss.c: a port's counters now (any thread) */
 void pd_port_loss_read(uint16_t port, struct pd_port_loss *l);

@@ -455,31 +455,3 @@ int pd_worker_main(void *arg)
 	w->snap.stopped = 1;
 	return 0;
 }
-
-const struct pd_counter_desc pd_counter_table[] = {
-#define PD_COUNTER_DESC(name, in_line) {#name, offsetof(struct pd_counters, name), in_line},
-	PD_COUNTERS(PD_COUNTER_DESC)
-#undef PD_COUNTER_DESC
-};
-const unsigned pd_counter_count = sizeof(pd_counter_table) / sizeof(pd_counter_table[0]);
-
-void pd_counters_sum(struct pd_counters *t)
-{
-	memset(t, 0, sizeof(*t));
-	for (unsigned i = 0; i < pd_app.nworkers; i++) {
-		const struct pd_counters *c = &pd_app.w[i]->c;
-
-#define PD_COUNTER_ADD(name, in_line) t->name += c->name;
-		PD_COUNTERS(PD_COUNTER_ADD)
-#undef PD_COUNTER_ADD
-		t->oversize += c->oversize;
-		for (int r = 0; r < PD_KEY_REASON_COUNT; r++)
-			t->reasons[r] += c->reasons[r];
-		for (int b = 0; b < PD_DELAY_BUCKETS; b++)
-			t->delay[b] += c->delay[b];
-		for (int p = 0; p < RTE_MAX_ETHPORTS; p++) {
-			t->port_rx[p] += c->port_rx[p];
-			t->port_dup[p] += c->port_dup[p];
-		}
-	}
-}

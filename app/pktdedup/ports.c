@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Inline: the ports (the pair, one port or the default, and --dup-port), how packets of
+ * one key reach one worker (RSS or software rings), the mbuf pool, the queues, and the
+ * ports' stop.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_mbuf_dyn.h>
+
+#include "pktdedup.h"
+
+/*
+ * The RSS hash types whose fields every key of this configuration contains (copies of
+ * one key must reach one worker), or -1 when there are none: `packet` keys from L4 or
+ * cut to N bytes may leave addresses or ports out.
+ */
+static int rss_fields(const struct pd_key_config *k, uint64_t *hf)
+{
+	if (k->mode == PD_KEY_PACKET && (k->from == PD_FROM_L4 || k->compare_bytes != 0))
+		return -1;
+	switch (k->mode) {
+	case PD_KEY_FLOW:
+	case PD_KEY_PACKET: /* addresses and ports are fields of both keys */
+		*hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_SCTP;
+		return 0;
+	case PD_KEY_SRCIP:
+	case PD_KEY_CLICK: /* only the source address is common to every key */
+		*hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_L3_SRC_ONLY;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int port_setup(uint16_t port, unsigned nrxq, unsigned ntxq, int rss, uint64_t rss_hf)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint16_t rxd = (uint16_t)pd_app.cfg.rx_desc, txd = (uint16_t)pd_app.cfg.tx_desc;
+	int socket = rte_eth_dev_socket_id(port), rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_info_get(port, &info);
+	if (rc != 0)
+		return rc;
+	if (rss) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = rss_hf;
+	}
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	rc = rte_eth_dev_configure(port, (uint16_t)nrxq, (uint16_t)ntxq, &conf);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &rxd, &txd);
+	if (rc != 0)
+		return rc;
+	for (unsigned q = 0; q < nrxq; q++) {
+		rc = rte_eth_rx_queue_setup(port, (uint16_t)q, rxd, socket < 0 ? 0 : (unsigned)socket,
+					    NULL, pd_app.pool);
+		if (rc != 0)
+			return rc;
+	}
+	for (unsigned q = 0; q < ntxq; q++) {
+		struct rte_eth_txconf txc = info.default_txconf;
+
+		txc.offloads = conf.txmode.offloads;
+		rc = rte_eth_tx_queue_setup(port, (uint16_t)q, txd, socket < 0 ? 0 : (unsigned)socket,
+					    &txc);
+		if (rc != 0)
+			return rc;
+	}
+	rc = rte_eth_dev_start(port);
+	if (rc != 0)
+		return rc;
+	/* vdevs such as net_pcap do not support it; that is not an error */
+	(void)rte_eth_promiscuous_enable(port);
+	return 0;
+}
+
+void pd_ports_close(const uint16_t *ports, unsigned n)
+{
+	static int closed;
+
+	if (closed)
+		return;
+	closed = 1;
+	for (unsigned p = 0; p < n; p++) {
+		rte_eth_dev_stop(ports[p]);
+		rte_eth_dev_close(ports[p]);
+	}
+}
+
+/* Inline: the ports, the pair, one port or the default, and the duplicate port. 0, or
+ * the exit status. */
+int pd_ports_choose(void)
+{
+	struct pd_app_config *c = &pd_app.cfg;
+	uint16_t nb_ports, *ports = pd_app.port_id;
+	unsigned nports = 0;
+
+	/* ports: the pair, one port, or the default */
+	nb_ports = rte_eth_dev_count_avail();
+	if (nb_ports == 0) {
+		fprintf(stderr, "pktdedup: no ports (bind a NIC to DPDK, or give --vdev)\n");
+		return 1;
+	}
+	if (c->nports == 0) {
+		c->ports[0] = 0;
+		c->ports[1] = nb_ports >= 2 ? 1 : -1;
+		c->nports = c->ports[1] >= 0 ? 2 : 1;
+	}
+	for (int i = 0; i < c->nports; i++) {
+		if (!rte_eth_dev_is_valid_port((uint16_t)c->ports[i])) {
+			fprintf(stderr, "pktdedup: --ports: port %d does not exist (%u ports)\n",
+				c->ports[i], nb_ports);
+			return 2;
+		}
+		ports[nports++] = (uint16_t)c->ports[i];
+	}
+	for (int i = 0; i < RTE_MAX_ETHPORTS; i++)
+		pd_app.peer[i] = i;
+	if (c->nports == 2) {
+		pd_app.peer[c->ports[0]] = c->ports[1];
+		pd_app.peer[c->ports[1]] = c->ports[0];
+	}
+	if (c->dup_port >= 0) {
+		if (!rte_eth_dev_is_valid_port((uint16_t)c->dup_port)) {
+			fprintf(stderr, "pktdedup: --dup-port %d: no such port\n", c->dup_port);
+			return 2;
+		}
+		if (c->dup_port != c->ports[0] && c->dup_port != c->ports[1])
+			ports[nports++] = (uint16_t)c->dup_port;
+	}
+	pd_app.nports = nports;
+	pd_app.ntx = nports; /* the ports a worker may send on */
+	memcpy(pd_app.tx_port, ports, nports * sizeof(ports[0]));
+
+	return 0;
+}
+
+/*
+ * Inline, once the workers exist: dispatch (RSS when every port hashes on the key's
+ * fields, else software rings), the mbuf pool, the rings and the queues. 0, or the exit
+ * status.
+ */
+int pd_ports_setup(void)
+{
+	struct pd_app_config *c = &pd_app.cfg;
+	uint16_t *ports = pd_app.port_id;
+	const unsigned nports = pd_app.nports;
+	uint64_t rss_hf = 0;
+	int rss = 0, rc;
+
+	/* dispatch: RSS when several workers and every port hashes on the key's fields */
+	if (pd_app.nworkers > 1) {
+		int rss_ok = rss_fields(&c->key, &rss_hf) == 0;
+
+		for (unsigned i = 0; i < (unsigned)c->nports && rss_ok; i++) {
+			struct rte_eth_dev_info info;
+
+			/* every field, and the L3_SRC_ONLY modifier when asked for, is a bit
+			 * of flow_type_rss_offloads */
+			rss_ok = rte_eth_dev_info_get(ports[i], &info) == 0 &&
+				 (info.flow_type_rss_offloads & rss_hf) == rss_hf &&
+				 info.max_rx_queues >= pd_app.nworkers;
+		}
+		if (c->dispatch == PD_DISPATCH_RSS && !rss_ok) {
+			fprintf(stderr, "pktdedup: --dispatch rss: the ports cannot hash on the %s"
+				" key's fields with %u queues; use --dispatch software\n",
+				pd_key_mode_name(c->key.mode), pd_app.nworkers);
+			return 2;
+		}
+		rss = rss_ok && c->dispatch != PD_DISPATCH_SOFTWARE;
+		pd_app.dispatching = !rss;
+	}
+
+	/* mbufs: every RX and TX ring full, plus bursts in flight and dispatch rings */
+	{
+		unsigned n = c->mbufs;
+
+		if (n == 0)
+			n = nports * pd_app.nworkers * (c->rx_desc + c->tx_desc) +
+			    pd_app.nworkers * (4 * PD_APP_BURST + 2 * 1024) + 4096;
+		pd_app.pool = rte_pktmbuf_pool_create("pd_mbufs", n, 256, 0,
+						      RTE_MBUF_DEFAULT_BUF_SIZE,
+						      (int)rte_socket_id());
+		if (pd_app.pool == NULL) {
+			fprintf(stderr, "pktdedup: cannot create %u mbufs: %s\n", n,
+				rte_strerror(rte_errno));
+			return 1;
+		}
+	}
+	if (pd_app.dispatching) {
+		static const struct rte_mbuf_dynfield hf = {
+			.name = "pktdedup_key_hash", .size = sizeof(uint64_t),
+			.align = __alignof__(uint64_t),
+		};
+
+		static const struct rte_mbuf_dynfield tf = {
+			.name = "pktdedup_rx_time", .size = sizeof(uint64_t),
+			.align = __alignof__(uint64_t),
+		};
+
+		pd_app.hash_dynfield = rte_mbuf_dynfield_register(&hf);
+		pd_app.time_dynfield = pd_app.time_src != PD_TIME_NONE ?
+			rte_mbuf_dynfield_register(&tf) : 0;
+		if (pd_app.hash_dynfield < 0 || pd_app.time_dynfield < 0) {
+			fprintf(stderr, "pktdedup: mbuf field: %s\n", rte_strerror(rte_errno));
+			return 1;
+		}
+		for (unsigned i = 0; i < pd_app.nworkers; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "pd_ring_%u", i);
+			pd_app.w[i]->ring = rte_ring_create(name, 1024,
+				(int)rte_lcore_to_socket_id(pd_app.w[i]->lcore), RING_F_SC_DEQ);
+			if (pd_app.w[i]->ring == NULL) {
+				fprintf(stderr, "pktdedup: ring: %s\n", rte_strerror(rte_errno));
+				return 1;
+			}
+		}
+	}
+
+	/* RX queues: with RSS, queue q of each port goes to worker q; otherwise one queue
+	 * per port, on worker 0 (software dispatch spreads the keys). TX: one per worker. */
+	for (unsigned p = 0; p < nports; p++) {
+		int is_rx = p < (unsigned)c->nports;
+		unsigned nrxq = is_rx ? (rss ? pd_app.nworkers : 1) : 0;
+		struct rte_eth_dev_info info;
+
+		if (rte_eth_dev_info_get(ports[p], &info) == 0 && !is_rx && info.max_rx_queues > 0)
+			nrxq = 1; /* some PMDs need one RX queue; the dup port's is never polled */
+		rc = port_setup(ports[p], nrxq, pd_app.nworkers, rss, rss_hf);
+		if (rc != 0) {
+			fprintf(stderr, "pktdedup: port %u: setup failed: %s\n", ports[p],
+				rte_strerror(-rc));
+			return 1;
+		}
+		for (unsigned q = 0; is_rx && q < nrxq; q++) {
+			struct pd_worker *w = pd_app.w[rss ? q : 0];
+
+			w->rxq[w->n_rxq].port = ports[p];
+			w->rxq[w->n_rxq].queue = (uint16_t)q;
+			w->n_rxq++;
+		}
+	}
+
+	return 0;
+}

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Statistics: the workers' counters summed (the list is PD_COUNTERS, pktdedup.h) and
+ * written as the plan lines, the periodic line, the text summary, the JSON summary and
+ * telemetry's /pktdedup/stats. It reads the workers' counters and the ports' own; nothing
+ * here is called by the packet path except pd_stats_tick, from the main lcore's loop.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "../common/cli.h"
+#include "pktdedup.h"
+
+const struct pd_counter_desc pd_counter_table[] = {
+#define PD_COUNTER_DESC(name, in_line) {#name, offsetof(struct pd_counters, name), in_line},
+	PD_COUNTERS(PD_COUNTER_DESC)
+#undef PD_COUNTER_DESC
+};
+const unsigned pd_counter_count = sizeof(pd_counter_table) / sizeof(pd_counter_table[0]);
+
+void pd_counters_sum(struct pd_counters *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		const struct pd_counters *c = &pd_app.w[i]->c;
+
+#define PD_COUNTER_ADD(name, in_line) t->name += c->name;
+		PD_COUNTERS(PD_COUNTER_ADD)
+#undef PD_COUNTER_ADD
+		t->oversize += c->oversize;
+		for (int r = 0; r < PD_KEY_REASON_COUNT; r++)
+			t->reasons[r] += c->reasons[r];
+		for (int b = 0; b < PD_DELAY_BUCKETS; b++)
+			t->delay[b] += c->delay[b];
+		for (int p = 0; p < RTE_MAX_ETHPORTS; p++) {
+			t->port_rx[p] += c->port_rx[p];
+			t->port_dup[p] += c->port_dup[p];
+		}
+	}
+}
+
+static double stats_t0, stats_last;
+
+/* Packets the ports lost before pktdedup saw them, as read at the stop. */
+static uint64_t ports_lost(void)
+{
+	uint64_t lost = 0;
+
+	for (unsigned p = 0; p < pd_app.nports; p++)
+		lost += pd_app.port_loss[p].lost;
+	return lost;
+}
+
+/* Packets the ports lost before pktdedup saw them, over every port, read now. */
+static uint64_t ports_lost_now(void)
+{
+	uint64_t lost = 0;
+
+	for (unsigned p = 0; p < pd_app.nports; p++) {
+		struct pd_port_loss l;
+
+		pd_port_loss_read(pd_app.port_id[p], &l);
+		lost += l.lost;
+	}
+	return lost;
+}
+
+void pd_stats_line(FILE *out, double secs)
+{
+	struct pd_counters t;
+
+	pd_counters_sum(&t);
+	fprintf(out, "pktdedup: %.1fs", secs);
+	for (unsigned i = 0; i < pd_counter_count; i++)
+		if (pd_counter_table[i].in_line)
+			fprintf(out, " %s %" PRIu64, pd_counter_table[i].name, pd_counter_value(&t, i));
+	fprintf(out, " lost_at_ports %" PRIu64 "\n", ports_lost_now());
+	fflush(out);
+}
+
+/* Called by the main lcore (from its worker loop, or its wait loop). */
+void pd_stats_tick(void)
+{
+	double now;
+
+	if (pd_app.cfg.stats_interval <= 0)
+		return;
+	now = pd_now_s();
+	if (now - stats_last >= pd_app.cfg.stats_interval) {
+		stats_last = now;
+		pd_stats_line(stderr, now - stats_t0);
+	}
+}
+
+
+/* The plan line: the filter's parameters, what it remembers and what it may lose. */
+void pd_stats_plan(FILE *out)
+{
+	const struct pd_plan *p = &pd_app.plan;
+	char desc[96], mem[64];
+
+	cli_params_describe(&p->params, desc, sizeof(desc));
+	if (p->remembers == 0)
+		snprintf(mem, sizeof(mem), "every key (unbounded memory)");
+	else
+		snprintf(mem, sizeof(mem), "about the last %" PRIu64 " distinct keys",
+			 p->remembers);
+	fprintf(out, "pktdedup: plan: %s %s; remembers %s per worker; predicted"
+		" false-positive rate %.3g (%s), loss budget %g\n",
+		pd_filter_type_name(p->params.type), desc, mem, p->predicted_fpr, p->basis,
+		pd_app.cfg.filter.target_fpr);
+	if (p->assumed_gap != 0)
+		fprintf(out, "pktdedup: plan: a copy %" PRIu64 " %s after its original"
+			" is missed with predicted probability %.3g (%s; docs/filters.md)\n",
+			p->assumed_gap, p->params.type == PD_FILTER_QQHTD ||
+			p->params.type == PD_FILTER_SBF ? "keys (repeats too)" :
+			"distinct keys", p->predicted_fnr,
+			pd_app.cfg.gap_from_window ? "assumed: one --window at 14.88 Mpps, 10GbE line "
+						     "rate, set --expected-n" :
+			p->params.expected_n != 0 ? "--expected-n" :
+			"assumed: half what the memory holds at best, set --expected-n");
+}
+
+/* The "plan" object of the JSON summary. */
+static void json_plan(FILE *o)
+{
+	const struct pd_plan *p = &pd_app.plan;
+	const struct pd_filter_params *fp = &p->params;
+	char desc[96];
+
+	cli_params_describe(fp, desc, sizeof(desc));
+	fprintf(o, "  \"plan\": {\"filter\": \"%s\", \"parameters\": \"%s\", \"k\": %u,"
+		" \"sbf_max\": %u, \"sbf_p\": %u, \"rsbf_pstar\": %g, \"qht_b\": %u,"
+		" \"qht_f\": %u, \"fpbuf_q\": %g, \"expected_n\": %" PRIu64 ",\n"
+		"    \"loss_budget\": %g, \"predicted_fpr\": %g, \"basis\": \"%s\","
+		" \"remembers\": %" PRIu64 ", \"capacity\": %" PRIu64 ",\n"
+		"    \"assumed_gap\": %" PRIu64 ", \"predicted_fnr\": %g},\n",
+		pd_filter_type_name(fp->type), desc, fp->k, fp->sbf_max, fp->sbf_p,
+		fp->rsbf_pstar, fp->qht_b, fp->qht_f, fp->fpbuf_q, fp->expected_n,
+		pd_app.cfg.filter.target_fpr, p->predicted_fpr, p->basis, p->remembers,
+		p->capacity, p->assumed_gap, p->predicted_fnr);
+}
+
+static void json_counters(FILE *o, const struct pd_counters *c, const char *indent)
+{
+	fprintf(o, "%s", indent);
+	for (unsigned i = 0; i < pd_counter_count; i++)
+		fprintf(o, "\"%s\": %" PRIu64 ",%s", pd_counter_table[i].name,
+			pd_counter_value(c, i), i + 1 < pd_counter_count ? " " : "");
+	fprintf(o, "\n%s\"unparseable_reasons\": {", indent);
+	for (int r = 1; r < PD_KEY_REASON_COUNT; r++)
+		fprintf(o, "\"%s\": %" PRIu64 ", ", pd_key_reason_name((enum pd_key_reason)r),
+			c->reasons[r]);
+	fprintf(o, "\"oversize\": %" PRIu64 "}", c->oversize);
+}
+
+/* "1us", "20ms", "5s": a bucket bound for people. */
+static void fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns >= 1000000000ULL)
+		snprintf(buf, len, "%" PRIu64 "s", ns / (uint64_t)1000000000);
+	else if (ns >= 1000000ULL)
+		snprintf(buf, len, "%" PRIu64 "ms", ns / (uint64_t)1000000);
+	else
+		snprintf(buf, len, "%" PRIu64 "us", ns / (uint64_t)1000);
+}
+
+static const char *time_src_name(void)
+{
+	return pd_app.time_src == PD_TIME_PCAP ? "pcap" :
+	       pd_app.time_src == PD_TIME_TSC ? "rx-tsc" : "none";
+}
+
+/* The delay histogram as JSON (null when the filter keeps no times). */
+static void json_delays(FILE *o, const struct pd_counters *t)
+{
+	uint64_t n = 0;
+
+	if (!pd_app.want_delay) {
+		fprintf(o, "  \"delay_histogram\": null,\n");
+		return;
+	}
+	for (int b = 0; b < PD_DELAY_BUCKETS; b++)
+		n += t->delay[b];
+	fprintf(o, "  \"delay_histogram\": {\"measured\": %" PRIu64 ", \"buckets\": [", n);
+	for (int b = 0; b < PD_DELAY_BUCKETS; b++) {
+		uint64_t from = b == 0 ? 0 : pd_delay_bound_ns[b - 1];
+
+		fprintf(o, "%s\n    {\"from_ns\": %" PRIu64 ", \"to_ns\": ", b ? "," : "", from);
+		if (b + 1 < PD_DELAY_BUCKETS)
+			fprintf(o, "%" PRIu64, pd_delay_bound_ns[b]);
+		else
+			fprintf(o, "null");
+		fprintf(o, ", \"count\": %" PRIu64 "}", t->delay[b]);
+	}
+	fprintf(o, "]},\n");
+}
+
+/* rx = tx + dropped + tx_failed + dispatch_failed (every packet accounted for). */
+static int identity_holds(const struct pd_counters *t)
+{
+	return t->rx == t->tx + t->dropped + t->tx_failed + t->dispatch_failed;
+}
+
+int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const char *tx_to)
+{
+	struct pd_counters t;
+	const struct pd_filter_params *fp = pd_filter_params(pd_app.w[0]->filter);
+	FILE *o = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+
+	if (o == NULL) {
+		fprintf(stderr, "pktdedup: --stats-json %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	pd_counters_sum(&t);
+	fprintf(o, "{\n  \"filter\": \"%s\", \"memory_per_worker\": %" PRIu64 ", \"key\": \"%s\","
+		" \"action\": \"%s\", \"workers\": %u, \"dispatch\": \"%s\", \"seconds\": %.6f,\n",
+		pd_filter_type_name(fp->type), fp->memory_bytes,
+		pd_key_mode_name(pd_app.cfg.key.mode),
+		pd_app.cfg.action == PD_ACTION_DROP ? "drop" :
+		pd_app.cfg.action == PD_ACTION_MARK ? "mark" : "count",
+		pd_app.nworkers, pd_app.dispatching ? "software" :
+		pd_app.nworkers > 1 ? "rss" : "none", secs);
+	pd_snap_json(o);
+	json_plan(o);
+	fprintf(o, "  \"window_ns\": %" PRIu64 ", \"window_mode\": \"%s\", \"time\": \"%s\",\n",
+		fp->window, fp->window == 0 ? "none" :
+		fp->window_mode == PD_WINDOW_SEEN ? "seen" : "delivered", time_src_name());
+	json_delays(o, &t);
+	/* with --pcap-out the forwarded frames go to the file, not through the port's TX */
+	fprintf(o, "  \"tx_to\": \"%s\",\n", tx_to);
+	fprintf(o, "  \"mbufs_in_use\": %u,\n", mbufs_in_use);
+	fprintf(o, "  \"accounted\": %s,\n  \"lost_at_ports\": %" PRIu64 ",\n  \"total\": {\n",
+		identity_holds(&t) ? "true" : "false", ports_lost());
+	json_counters(o, &t, "    ");
+	fprintf(o, "\n  },\n  \"workers_detail\": [\n");
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		fprintf(o, "    {\"worker\": %u, \"lcore\": %u,\n", i, pd_app.w[i]->lcore);
+		json_counters(o, &pd_app.w[i]->c, "     ");
+		fprintf(o, "}%s\n", i + 1 < pd_app.nworkers ? "," : "");
+	}
+	fprintf(o, "  ],\n  \"ports\": [\n");
+	for (unsigned p = 0; p < pd_app.nports; p++) {
+		const struct pd_port_loss *ps = &pd_app.port_loss[p];
+		uint16_t id = pd_app.port_id[p];
+
+		fprintf(o, "    {\"port\": %u, \"rx\": %" PRIu64 ", \"duplicate\": %" PRIu64
+			", \"ipackets\": %" PRIu64 ", \"opackets\": %" PRIu64
+			", \"rx_nombuf\": %" PRIu64 ", \"imissed\": %" PRIu64 ", \"ierrors\": %"
+			PRIu64 ", \"kernel_drops\": %" PRIu64 ", \"lost\": %" PRIu64
+			", \"oerrors\": %" PRIu64 "}%s\n", id, t.port_rx[id], t.port_dup[id],
+			ps->ipackets, ps->opackets, ps->rx_nombuf, ps->imissed, ps->ierrors,
+			ps->kernel_drops, ps->lost, ps->oerrors, p + 1 < pd_app.nports ? "," : "");
+	}
+	fprintf(o, "  ]\n}\n");
+	if (o != stdout && fclose(o) != 0) {
+		fprintf(stderr, "pktdedup: --stats-json %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void pd_stats_summary(double secs)
+{
+	struct pd_counters t;
+	/* with --stats-json -, --pcap-out - or --dup-out - standard output carries that
+	 * data alone */
+	const struct pd_app_config *c = &pd_app.cfg;
+	FILE *out = (c->stats_json != NULL && strcmp(c->stats_json, "-") == 0) ||
+		    (c->pcap_out != NULL && strcmp(c->pcap_out, "-") == 0) ||
+		    (c->dup_out != NULL && strcmp(c->dup_out, "-") == 0) ? stderr : stdout;
+
+	pd_counters_sum(&t);
+	fprintf(out, "pktdedup: %" PRIu64 " packets in %.6f s: %" PRIu64 " unique, %" PRIu64
+	       " duplicate, %" PRIu64 " unparseable\n", t.rx, secs, t.unique, t.duplicate,
+	       t.unparseable);
+	fprintf(out, "pktdedup: forwarded %" PRIu64 ", dropped %" PRIu64 ", marked %" PRIu64
+	       ", tx failed %" PRIu64 ", dispatch failed %" PRIu64 "; accounted: %s",
+	       t.tx, t.dropped, t.marked, t.tx_failed, t.dispatch_failed,
+	       identity_holds(&t) ? "yes" : "NO");
+	if (!pd_app.replay) /* what the ports received is rx + what they lost */
+		fprintf(out, "; lost at the ports: %" PRIu64, ports_lost());
+	fprintf(out, "\n");
+	for (int r = 1; r < PD_KEY_REASON_COUNT; r++)
+		if (t.reasons[r] != 0)
+			fprintf(out, "pktdedup:   unparseable %-22s %" PRIu64 "\n",
+			       pd_key_reason_name((enum pd_key_reason)r), t.reasons[r]);
+	if (pd_app.cfg.filter.window != 0)
+		fprintf(out, "pktdedup: window %" PRIu64 " ns (%s), time from %s\n",
+			pd_app.cfg.filter.window,
+			pd_app.cfg.filter.window_mode == PD_WINDOW_SEEN ? "seen" : "delivered",
+			pd_app.time_src == PD_TIME_PCAP ? "pcap timestamps" : "the RX TSC");
+	if (pd_app.want_delay) {
+		uint64_t n = 0;
+
+		for (int b = 0; b < PD_DELAY_BUCKETS; b++)
+			n += t.delay[b];
+		fprintf(out, "pktdedup: delay from copy to duplicate (%" PRIu64 " measured):", n);
+		for (int b = 0; b < PD_DELAY_BUCKETS; b++) {
+			char lo[16], hi[16];
+
+			if (t.delay[b] == 0)
+				continue;
+			fmt_ns(lo, sizeof(lo), b == 0 ? 0 : pd_delay_bound_ns[b - 1]);
+			if (b + 1 < PD_DELAY_BUCKETS)
+				fmt_ns(hi, sizeof(hi), pd_delay_bound_ns[b]);
+			fprintf(out, b + 1 < PD_DELAY_BUCKETS ? " [%s,%s) %" PRIu64 : " >=%s%s %" PRIu64,
+				b == 0 ? "0" : lo, b + 1 < PD_DELAY_BUCKETS ? hi : "", t.delay[b]);
+		}
+		fprintf(out, "\n");
+	}
+	for (unsigned p = 0; p < pd_app.nports; p++) {
+		const struct pd_port_loss *ps = &pd_app.port_loss[p];
+
+		if (ps->lost | ps->oerrors)
+			fprintf(out, "pktdedup: port %u LOST %" PRIu64 " packets before pktdedup saw"
+				" them: RX ring full %" PRIu64 ", no mbuf %" PRIu64 ", RX errors %"
+				PRIu64 ", kernel socket ring full %" PRIu64 "; TX errors %" PRIu64
+				" (docs/app.md: sizing the rings)\n", pd_app.port_id[p], ps->lost,
+				ps->imissed, ps->rx_nombuf, ps->ierrors, ps->kernel_drops, ps->oerrors);
+	}
+	fflush(out);
+}
+
+static int telemetry_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct pd_counters t;
+
+	(void)cmd;
+	(void)params;
+	pd_counters_sum(&t);
+	rte_tel_data_start_dict(d);
+	for (unsigned i = 0; i < pd_counter_count; i++)
+		rte_tel_data_add_dict_u64(d, pd_counter_table[i].name, pd_counter_value(&t, i));
+	for (int r = 1; r < PD_KEY_REASON_COUNT; r++) { /* as the JSON's unparseable_reasons, */
+		char name[64]; /* with '_' for '-': telemetry names are letters, digits, _ and / */
+
+		snprintf(name, sizeof(name), "%s", pd_key_reason_name((enum pd_key_reason)r));
+		for (char *p = name; *p != '\0'; p++)
+			*p = *p == '-' ? '_' : *p;
+		rte_tel_data_add_dict_u64(d, name, t.reasons[r]);
+	}
+	rte_tel_data_add_dict_u64(d, "oversize", t.oversize);
+	rte_tel_data_add_dict_u64(d, "lost_at_ports", ports_lost_now());
+	rte_tel_data_add_dict_u64(d, "workers", pd_app.nworkers);
+	rte_tel_data_add_dict_u64(d, "window_ns", pd_app.cfg.filter.window);
+	if (pd_app.want_delay) {
+		/* counts per bucket: [0,1us), [1us,2us), ... [5s,10s), >= 10s */
+		struct rte_tel_data *h = rte_tel_data_alloc();
+
+		if (h != NULL) {
+			rte_tel_data_start_array(h, RTE_TEL_U64_VAL);
+			for (int b = 0; b < PD_DELAY_BUCKETS; b++)
+				rte_tel_data_add_array_u64(h, t.delay[b]);
+			if (rte_tel_data_add_dict_container(d, "delay_histogram", h, 0) != 0)
+				rte_tel_data_free(h);
+		}
+	}
+	return 0;
+}
+
+void pd_stats_telemetry(void)
+{
+	rte_telemetry_register_cmd("/pktdedup/stats", telemetry_stats,
+				   "pktdedup counters: rx, tx, unique, duplicate, dropped, ...");
+}
+
+int pd_stats_accounted(void)
+{
+	struct pd_counters t;
+
+	pd_counters_sum(&t);
+	return identity_holds(&t);
+}
+
+void pd_stats_start(void)
+{
+	stats_t0 = stats_last = pd_now_s();
+}
