@@ -124,7 +124,7 @@ expect_2() {
 		bad "rc=$rc for $*: $(cat "$tmp/err")"
 	fi
 }
-expect_2 "qqhtd, qhtlru, timerbf, exact" --filter qht --window 1ms
+expect_2 "qqhtd, timerbf, exact, qhtlru" --filter qht --window 1ms
 expect_2 "--window" --window 5
 expect_2 "--window" --window 0ms
 expect_2 "--window-mode" --window-mode delivered

@@ -193,46 +193,22 @@ const char *cli_filter_names(void)
 	return names;
 }
 
-/* The parameters that matter for p's filter, as one short line. */
-void cli_params_describe(const struct pd_filter_params *p, char *buf, size_t len)
+/* "a, b or c": the filters with every capability in @p caps (PD_FILTER_CAN_*). */
+const char *cli_filter_list(unsigned caps, char *buf, size_t len)
 {
-	switch (p->type) {
-	case PD_FILTER_SBF:
-		snprintf(buf, len, "Max=%u K=%u P=%u", p->sbf_max, p->k, p->sbf_p);
-		break;
-	case PD_FILTER_RSBF:
-		snprintf(buf, len, "k=%u p*=%g", p->k, p->rsbf_pstar);
-		break;
-	case PD_FILTER_BSBF:
-	case PD_FILTER_BSBFSD:
-	case PD_FILTER_RLBSBF:
-	case PD_FILTER_BLOOM:
-		snprintf(buf, len, "k=%u", p->k);
-		break;
-	case PD_FILTER_QHT:
-	case PD_FILTER_QHTD:
-	case PD_FILTER_QQHTD:
-	case PD_FILTER_QHTLRU:
-		snprintf(buf, len, "b=%u f=%u", p->qht_b, p->qht_f);
-		break;
-	case PD_FILTER_FPBUFFERING:
-		snprintf(buf, len, "q=%g", p->fpbuf_q);
-		break;
-	case PD_FILTER_TIMERBF:
-		snprintf(buf, len, "k=%u W=%llu k'=%u", p->k, (unsigned long long)p->window,
-			 p->equal_timers);
-		break;
-	case PD_FILTER_EXACT:
-		if (p->window)
-			snprintf(buf, len, "W=%llu %s", (unsigned long long)p->window,
-				 p->window_mode == PD_WINDOW_SEEN ? "seen" : "delivered");
-		else
-			snprintf(buf, len, "-");
-		break;
-	default:
-		snprintf(buf, len, "-");
-		break;
-	}
+	unsigned n = 0, k = 0;
+
+	for (unsigned i = 0; i < PD_FILTER_COUNT; i++)
+		n += (pd_filter_type_caps((enum pd_filter_type)i) & caps) == caps;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < PD_FILTER_COUNT; i++)
+		if ((pd_filter_type_caps((enum pd_filter_type)i) & caps) == caps) {
+			k++;
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+				 k == 1 ? "" : k == n ? " or " : ", ",
+				 pd_filter_type_name((enum pd_filter_type)i));
+		}
+	return buf;
 }
 
 static const struct {

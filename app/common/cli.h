@@ -37,8 +37,8 @@ int cli_seconds(const char *opt, const char *s, double lo, double hi, double *ou
 /* Every filter's name, space-separated, from the library's table ("sbf rsbf ..."). */
 const char *cli_filter_names(void);
 
-/* A filter's resolved parameters as one short line ("b=2 f=21", "Max=1 K=9 P=33"). */
-void cli_params_describe(const struct pd_filter_params *p, char *buf, size_t len);
+/* "a, b or c": the filters with every capability in caps (PD_FILTER_CAN_*), into buf. */
+const char *cli_filter_list(unsigned caps, char *buf, size_t len);
 
 /* The option that sets the parameter a library message ("qht_b: ...") is about. */
 const char *cli_param_option(const char *msg);

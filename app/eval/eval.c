@@ -63,6 +63,8 @@ struct run {
 
 static void usage(FILE *out)
 {
+	char windowed[96];
+
 	fprintf(out,
 		"Usage: pktdedup-eval [options]\n"
 		"Run duplicate filters on a key stream and score them against the exact oracle.\n"
@@ -83,8 +85,8 @@ static void usage(FILE *out)
 		"  --b N, --f N       qht/qhtd/qqhtd buckets per row, fingerprint bits\n"
 		"  --q X              fpbuffering probability of reporting a miss DUPLICATE\n"
 		"  --expected-n N     bloom/timerbf: expected distinct keys (sizes k)\n"
-		"  --window N         qqhtd/timerbf/exact window in keys: a copy at most N keys\n"
-		"                     back is a duplicate (default timerbf: capacity)\n"
+		"  --window N         window in keys: a copy at most N keys back is a duplicate\n"
+		"                     (%s; default timerbf: capacity)\n"
 		"  --equal-timers N   timerbf equal-timers heuristic k' (default off)\n"
 		"  --window-mode M    seen or delivered: the window semantics of the filter and of\n"
 		"                     its truth (default: seen)\n"
@@ -112,7 +114,8 @@ static void usage(FILE *out)
 		"  --series N         FPR, FNR and state at N evenly spaced points of the stream\n"
 		"  --help             this text\n"
 		"  --version          the version\n",
-		cli_filter_names(), PD_DEFAULT_TARGET_FPR);
+		cli_filter_names(), PD_DEFAULT_TARGET_FPR,
+		cli_filter_list(PD_FILTER_CAN_WINDOW, windowed, sizeof(windowed)));
 }
 
 enum {
@@ -428,7 +431,7 @@ static void print_json(const struct run *r, uint64_t n, int last)
 	char desc[128];
 
 	pd_filter_stats(r->f, &st);
-	cli_params_describe(p, desc, sizeof(desc));
+	pd_filter_params_describe(p, desc, sizeof(desc));
 	printf("{\"filter\": \"%s\", \"params\": \"%s\", \"memory_bytes\": %llu, "
 	       "\"footprint_bytes\": %llu, \"n\": %llu, \"distinct\": %llu, \"duplicates\": %llu, "
 	       "\"fp\": %llu, \"fn\": %llu, \"fpr\": %.9g, \"fnr\": %.9g, \"error_rate\": %.9g, "
@@ -473,7 +476,7 @@ static void print_row(const struct run *r, uint64_t n)
 	char desc[128];
 
 	pd_filter_stats(r->f, &st);
-	cli_params_describe(p, desc, sizeof(desc));
+	pd_filter_params_describe(p, desc, sizeof(desc));
 	printf("%-11s %-18s %10llu %10llu %10llu %9.3e %9.3e %9.3e %9.3e %7.2f %6.1f %6.3f\n",
 	       pd_filter_type_name(p->type), desc, (unsigned long long)(st.memory_bits / 8),
 	       (unsigned long long)r->fp, (unsigned long long)r->fn,
@@ -520,7 +523,7 @@ static int plan_only(const struct opts *o)
 			rc = 2;
 			continue;
 		}
-		cli_params_describe(&plan.params, desc, sizeof(desc));
+		pd_filter_params_describe(&plan.params, desc, sizeof(desc));
 		if (o->json)
 			printf("%s{\"filter\": \"%s\", \"params\": \"%s\", \"memory_bytes\": %llu, "
 			       "\"predicted_fpr\": %.6g, \"basis\": \"%s\", \"capacity\": %llu, "

@@ -292,15 +292,16 @@ static int preflight(void)
 		return 2;
 	}
 	if (plan->predicted_fpr > c->filter.target_fpr * (1.0 + 1e-9)) {
-		char desc[96];
+		char desc[96], any[160];
 
-		cli_params_describe(&plan->params, desc, sizeof(desc));
+		pd_filter_params_describe(&plan->params, desc, sizeof(desc));
 		fprintf(stderr, "pktdedup: --filter %s (%s): predicted false-positive rate %.3g"
 			" (%s) is above the loss budget --fpr %g: that share of unique packets"
 			" would be dropped as copies. Give --fpr %.3g to accept it, change the"
-			" filter's parameters, or use qhtlru, qqhtd, qht, sbf, bloom, timerbf, lru or"
-			" exact\n", pd_filter_type_name(c->filter.type), desc, plan->predicted_fpr,
-			plan->basis, c->filter.target_fpr, plan->predicted_fpr * 1.001);
+			" filter's parameters, or use %s\n", pd_filter_type_name(c->filter.type),
+			desc, plan->predicted_fpr, plan->basis, c->filter.target_fpr,
+			plan->predicted_fpr * 1.001,
+			cli_filter_list(PD_FILTER_CAN_ANY_FPR, any, sizeof(any)));
 		return 2;
 	}
 	if (pd_app_check_outputs(c) != 0 || pd_snap_lock() != 0)

@@ -18,6 +18,8 @@
 
 void pd_app_usage(FILE *out)
 {
+	char windowed[96];
+
 	fprintf(out,
 		"usage: pktdedup [EAL options] -- [pktdedup options]\n"
 		"       pktdedup --pcap-in IN.pcap [--pcap-out OUT.pcap] [pktdedup options]\n"
@@ -42,15 +44,16 @@ void pd_app_usage(FILE *out)
 		"  --equal-timers N     filter parameters; 0 or absent: the planner chooses\n"
 		"                       (docs/filters.md)\n"
 		"  --window T           a copy is a duplicate only within T of the last one\n"
-		"                       (50us, 10ms, 1s...; docs/windows.md): qhtlru, qqhtd,\n"
-		"                       timerbf or exact; time is the pcap timestamp in\n"
-		"                       replay, the RX time inline\n"
+		"                       (50us, 10ms, 1s...; docs/windows.md); time is the\n"
+		"                       pcap timestamp in replay, the RX time inline;\n"
+		"                       filters with one: %s\n"
 		"  --window-mode M      seen (default: every copy restarts the window, as\n"
 		"                       editcap -w) or delivered (only forwarded copies do: a\n"
 		"                       key repeating forever passes once per T)\n"
 		"\n"
 		"Key (docs/keys.md):\n",
-		cli_filter_names(), DEFAULT_FPR);
+		cli_filter_names(), DEFAULT_FPR,
+		cli_filter_list(PD_FILTER_CAN_WINDOW, windowed, sizeof(windowed)));
 	fputs(cli_key_help, out);
 	fprintf(out,
 		"\n"

@@ -104,7 +104,7 @@ void pd_stats_plan(FILE *out)
 	const struct pd_plan *p = &pd_app.plan;
 	char desc[96], mem[64];
 
-	cli_params_describe(&p->params, desc, sizeof(desc));
+	pd_filter_params_describe(&p->params, desc, sizeof(desc));
 	if (p->remembers == 0)
 		snprintf(mem, sizeof(mem), "every key (unbounded memory)");
 	else
@@ -133,7 +133,7 @@ static void json_plan(FILE *o)
 	const struct pd_filter_params *fp = &p->params;
 	char desc[96];
 
-	cli_params_describe(fp, desc, sizeof(desc));
+	pd_filter_params_describe(fp, desc, sizeof(desc));
 	fprintf(o, "  \"plan\": {\"filter\": \"%s\", \"parameters\": \"%s\", \"k\": %u,"
 		" \"sbf_max\": %u, \"sbf_p\": %u, \"rsbf_pstar\": %g, \"qht_b\": %u,"
 		" \"qht_f\": %u, \"fpbuf_q\": %g, \"expected_n\": %" PRIu64 ",\n"

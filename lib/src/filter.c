@@ -20,28 +20,11 @@
 _Static_assert(sizeof(((struct pd_filter *)0)->xxh_secret) == XXH3_SECRET_DEFAULT_SIZE,
 	       "xxh_secret holds XXH3's default-size secret");
 
-static const char *const type_names[PD_FILTER_COUNT] = {
-	[PD_FILTER_SBF] = "sbf",
-	[PD_FILTER_RSBF] = "rsbf",
-	[PD_FILTER_BSBF] = "bsbf",
-	[PD_FILTER_BSBFSD] = "bsbfsd",
-	[PD_FILTER_RLBSBF] = "rlbsbf",
-	[PD_FILTER_QHT] = "qht",
-	[PD_FILTER_QHTD] = "qhtd",
-	[PD_FILTER_QQHTD] = "qqhtd",
-	[PD_FILTER_BLOOM] = "bloom",
-	[PD_FILTER_LRU] = "lru",
-	[PD_FILTER_FPBUFFERING] = "fpbuffering",
-	[PD_FILTER_TIMERBF] = "timerbf",
-	[PD_FILTER_EXACT] = "exact",
-	[PD_FILTER_QHTLRU] = "qhtlru",
-};
-
 const char *pd_filter_type_name(enum pd_filter_type type)
 {
-	if ((unsigned)type >= PD_FILTER_COUNT)
-		return NULL;
-	return type_names[type];
+	const struct pd_filter_desc *d = pd_filter_desc(type);
+
+	return d != NULL ? d->name : NULL;
 }
 
 int pd_filter_type_parse(const char *name, enum pd_filter_type *type)
@@ -49,7 +32,7 @@ int pd_filter_type_parse(const char *name, enum pd_filter_type *type)
 	if (name == NULL)
 		return -1;
 	for (unsigned i = 0; i < PD_FILTER_COUNT; i++) {
-		if (strcmp(name, type_names[i]) == 0) {
+		if (strcmp(name, pd_filter_desc((enum pd_filter_type)i)->name) == 0) {
 			*type = (enum pd_filter_type)i;
 			return 0;
 		}
@@ -160,41 +143,7 @@ struct pd_filter *pd_filter_create(const struct pd_filter_params *params, struct
 	if (pd_filter_params_resolve(params, &p, err) != 0)
 		return NULL;
 
-	switch (p.type) {
-	case PD_FILTER_SBF:
-		f = pd_sbf_create(&p, err);
-		break;
-	case PD_FILTER_RSBF:
-	case PD_FILTER_BSBF:
-	case PD_FILTER_BSBFSD:
-	case PD_FILTER_RLBSBF:
-		f = pd_bitarrays_create(&p, err);
-		break;
-	case PD_FILTER_QHT:
-	case PD_FILTER_QHTD:
-	case PD_FILTER_QQHTD:
-		f = p.window != 0 ? pd_qqhtdw_create(&p, err) : pd_qht_create(&p, err);
-		break;
-	case PD_FILTER_BLOOM:
-		f = pd_bloom_create(&p, err);
-		break;
-	case PD_FILTER_LRU:
-	case PD_FILTER_FPBUFFERING:
-		f = pd_lru_create(&p, err);
-		break;
-	case PD_FILTER_TIMERBF:
-		f = pd_timerbf_create(&p, err);
-		break;
-	case PD_FILTER_EXACT:
-		f = pd_exact_create(&p, err);
-		break;
-	case PD_FILTER_QHTLRU:
-		f = p.window != 0 ? pd_qqhtdw_create(&p, err) : pd_qhtlru_create(&p, err);
-		break;
-	default:
-		pd_err(err, PD_EINVAL, "type: unknown filter type %d", (int)p.type);
-		return NULL;
-	}
+	f = pd_filter_desc(p.type)->create(&p, err); /* resolve checked the type */
 	if (f == NULL)
 		return NULL;
 	f->params = p;

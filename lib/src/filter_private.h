@@ -87,6 +87,45 @@ struct pd_filter {
 /* XXH3 of a key longer than 240 bytes with the secret of the seed (hash_long.c). */
 uint64_t pd_hash_long(const void *key, size_t len, const void *secret, size_t secret_len);
 
+/* The tunables a filter takes: bit i is the i-th of plan.c's parameter names. */
+enum {
+	PD_P_K = 1, PD_P_MAX = 2, PD_P_P = 4, PD_P_PSTAR = 8, PD_P_B = 16, PD_P_F = 32,
+	PD_P_Q = 64, PD_P_EXPN = 128, PD_P_WINDOW = 256, PD_P_EQT = 512,
+};
+
+struct pd_plan;
+
+/*
+ * One filter as the library knows it (filters.c: the table, one line per filter). Its
+ * name, its number in a state image (fixed forever: snapshots name filters by it), its
+ * tunables, its planner (plan.c), its constructor and how its parameters are shown.
+ */
+struct pd_filter_desc {
+	const char *name;
+	uint32_t snapshot_id;
+	unsigned params;  /* PD_P_* */
+	unsigned caps;    /* PD_FILTER_CAN_* */
+	/* p's zero tunables chosen for p->target_fpr (set), predictions into out */
+	int (*plan)(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err);
+	struct pd_filter *(*create)(const struct pd_filter_params *p, struct pd_error *err);
+	void (*describe)(const struct pd_filter_params *p, char *buf, size_t len);
+};
+
+/* The descriptor of a type, or of a state image's filter number; NULL: none. */
+const struct pd_filter_desc *pd_filter_desc(enum pd_filter_type type);
+const struct pd_filter_desc *pd_filter_desc_of_id(uint32_t snapshot_id,
+						  enum pd_filter_type *type);
+
+/* The planners (plan.c), one per family. */
+int pd_plan_sbf(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err);
+int pd_plan_rsbf(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err);
+int pd_plan_bitarrays(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err);
+int pd_plan_qht(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err);
+int pd_plan_bloom(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err);
+int pd_plan_lru(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err);
+int pd_plan_exact(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err);
+int pd_plan_qhtlru(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err);
+
 /* Variant constructors: params are resolved and validated; fill err on failure. */
 struct pd_filter *pd_sbf_create(const struct pd_filter_params *p, struct pd_error *err);
 struct pd_filter *pd_bitarrays_create(const struct pd_filter_params *p, struct pd_error *err);

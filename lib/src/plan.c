@@ -443,33 +443,26 @@ static int check_k(const struct pd_filter_params *p, struct pd_error *err)
 	return 0;
 }
 
-/* The tunables, in the order the messages name them. */
+/* The tunables, in the order the messages name them (bit i of PD_P_*). */
 static const char *const param_name[] = {
 	"k", "sbf_max", "sbf_p", "rsbf_pstar", "qht_b", "qht_f", "fpbuf_q", "expected_n",
 	"window", "equal_timers",
 };
-enum { P_K = 1, P_MAX = 2, P_P = 4, P_PSTAR = 8, P_B = 16, P_F = 32, P_Q = 64, P_EXPN = 128,
-       P_WINDOW = 256, P_EQT = 512 };
 
-/* The tunables a filter has (the specification, ALGORITHMS.md, after the papers above). */
 static unsigned params_of(enum pd_filter_type t)
 {
-	switch (t) {
-	case PD_FILTER_SBF: return P_K | P_MAX | P_P | P_EXPN;
-	case PD_FILTER_RSBF: return P_K | P_PSTAR;
-	case PD_FILTER_BSBF:
-	case PD_FILTER_BSBFSD:
-	case PD_FILTER_RLBSBF: return P_K;
-	case PD_FILTER_QHT:
-	case PD_FILTER_QHTD: return P_B | P_F | P_EXPN;
-	case PD_FILTER_QQHTD:
-	case PD_FILTER_QHTLRU: return P_B | P_F | P_EXPN | P_WINDOW;
-	case PD_FILTER_BLOOM: return P_K | P_EXPN;
-	case PD_FILTER_TIMERBF: return P_K | P_EXPN | P_WINDOW | P_EQT;
-	case PD_FILTER_FPBUFFERING: return P_Q;
-	case PD_FILTER_EXACT: return P_WINDOW;
-	default: return 0; /* lru */
-	}
+	return pd_filter_desc(t)->params;
+}
+
+/* "qqhtd, timerbf, exact, qhtlru": the filters that take a window. */
+static const char *windowed_names(char *names, size_t len)
+{
+	names[0] = '\0';
+	for (unsigned i = 0; i < PD_FILTER_COUNT; i++)
+		if (params_of((enum pd_filter_type)i) & PD_P_WINDOW)
+			snprintf(names + strlen(names), len - strlen(names), "%s%s",
+				 names[0] ? ", " : "", pd_filter_type_name((enum pd_filter_type)i));
+	return names;
 }
 
 /*
@@ -480,10 +473,10 @@ static unsigned params_of(enum pd_filter_type t)
 static int unused_param(const struct pd_filter_params *p, struct pd_error *err)
 {
 	const unsigned has = params_of(p->type);
-	const unsigned given = (p->k != 0 ? P_K : 0) | (p->sbf_max != 0 ? P_MAX : 0) |
-			       (p->sbf_p != 0 ? P_P : 0) | (p->rsbf_pstar != 0.0 ? P_PSTAR : 0) |
-			       (p->qht_b != 0 ? P_B : 0) | (p->qht_f != 0 ? P_F : 0) |
-			       (p->fpbuf_q != 0.0 ? P_Q : 0) | (p->expected_n != 0 ? P_EXPN : 0);
+	const unsigned given = (p->k != 0 ? PD_P_K : 0) | (p->sbf_max != 0 ? PD_P_MAX : 0) |
+			       (p->sbf_p != 0 ? PD_P_P : 0) | (p->rsbf_pstar != 0.0 ? PD_P_PSTAR : 0) |
+			       (p->qht_b != 0 ? PD_P_B : 0) | (p->qht_f != 0 ? PD_P_F : 0) |
+			       (p->fpbuf_q != 0.0 ? PD_P_Q : 0) | (p->expected_n != 0 ? PD_P_EXPN : 0);
 	const unsigned bad = given & ~has;
 	char list[128] = "";
 
@@ -498,11 +491,246 @@ static int unused_param(const struct pd_filter_params *p, struct pd_error *err)
 		      list[0] ? list : "only memory_bytes");
 }
 
+/* SBF: Max and K for the gap when given (001 eqs. 9-16), P from eq. 17. */
+int pd_plan_sbf(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err)
+{
+	const double target = p->target_fpr;
+	double m;
+
+	if (p->expected_n != 0 && (p->sbf_max == 0 || p->k == 0) && p->sbf_max <= 255)
+		sbf_choose(p, target, p->expected_n);
+	if (p->sbf_max == 0)
+		p->sbf_max = 1; /* 001 §4.1: without knowledge of the gaps, Max = 1 */
+	if (p->sbf_max > 255)
+		return pd_err(err, PD_EINVAL, "sbf_max: %u is out of range 1..255",
+			      p->sbf_max);
+	m = sbf_cells(p->memory_bytes, p->sbf_max);
+	if (p->k == 0)
+		p->k = pd_sbf_best_k(p->sbf_max, target, m);
+	if (check_k(p, err) != 0)
+		return -1;
+	if (p->sbf_p == 0) {
+		p->sbf_p = sbf_p_for(target, p->sbf_max, p->k, m);
+		if (p->sbf_p == 0)
+			return pd_err(err, PD_EINVAL,
+				      "sbf_p: eq. 17 asks for P = %.0f, more than the %.0f "
+				      "cells; give more memory or a higher target_fpr",
+				      ceil(pd_sbf_p_for_fps(target, p->sbf_max, p->k, m) - 1e-9),
+				      m);
+	}
+	if (p->sbf_p > m)
+		return pd_err(err, PD_EINVAL, "sbf_p: %u exceeds the %.0f cells", p->sbf_p,
+			      m);
+	out->predicted_fpr = pd_sbf_fps(p->sbf_max, p->k, p->sbf_p, m);
+	out->basis = "stable point, 001 eq. 8";
+	out->remembers = (uint64_t)(p->sbf_max * m / p->sbf_p);
+	if (p->expected_n != 0) {
+		out->assumed_gap = p->expected_n;
+		out->predicted_fnr = sbf_fnr_gap(p->sbf_max, p->k, p->sbf_p, m, p->expected_n);
+	}
+	return 0;
+}
+
+/* Bit-array filters need one word per array. */
+static int check_arrays(const struct pd_filter_params *p, struct pd_error *err)
+{
+	if (p->memory_bytes / 8 < p->k)
+		return pd_err(err, PD_EINVAL, "memory_bytes: %llu is too small for k = %u arrays",
+			      (unsigned long long)p->memory_bytes, p->k);
+	return 0;
+}
+
+/* RSBF: k for the target at load 1 - 1/e (000 §6.1), p* 0.03. */
+int pd_plan_rsbf(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err)
+{
+	const double target = p->target_fpr;
+
+	if (p->k == 0) {
+		double k = round((1.0 + log(target) / log(1.0 - exp(-1.0))) / 2.0);
+
+		p->k = k < 1 ? 1 : k > PD_MAX_HASHES ? PD_MAX_HASHES : (uint32_t)k;
+	}
+	if (p->rsbf_pstar == 0.0)
+		p->rsbf_pstar = 0.03;
+	if (!(p->rsbf_pstar > 0.0 && p->rsbf_pstar <= 1.0))
+		return pd_err(err, PD_EINVAL, "rsbf_pstar: %g is not in (0, 1]",
+			      p->rsbf_pstar);
+	if (check_k(p, err) != 0)
+		return -1;
+	out->predicted_fpr = pow(1.0 - exp(-1.0), p->k);
+	out->basis = "load 1-1/e per array at i = s, 000 eq. 6.1";
+	out->remembers = p->memory_bytes / 8 / p->k * 64;
+	return check_arrays(p, err);
+}
+
+/* BSBF, BSBFSD, RLBSBF: k = 2 (000 §6), the saturated load's FPR. */
+int pd_plan_bitarrays(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err)
+{
+	double x;
+
+	if (p->k == 0)
+		p->k = 2; /* 000 §6 */
+	if (check_k(p, err) != 0)
+		return -1;
+	if (p->type == PD_FILTER_BSBF)
+		x = 0.5;
+	else if (p->type == PD_FILTER_BSBFSD)
+		x = (double)p->k / (p->k + 1.0);
+	else
+		x = (sqrt(5.0) - 1.0) / 2.0;
+	out->predicted_fpr = pow(x, p->k);
+	out->basis = "saturated load (unbounded distinct stream)";
+	/* a set bit lives s keys when every key resets one bit of its array; bsbfsd
+	 * resets in one array of k */
+	out->remembers = p->memory_bytes / 8 / p->k * 64 *
+			 (p->type == PD_FILTER_BSBFSD ? p->k : 1);
+	return check_arrays(p, err);
+}
+
+/* qht, qhtd, qqhtd: (b, f) with the fewest predicted misses within the target (004). */
+int pd_plan_qht(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err)
+{
+	const double target = p->target_fpr;
+	uint64_t gap, rows;
+
+	if (p->type == PD_FILTER_QQHTD && p->window != 0) {
+		if (qqhtdw_plan(p, target, err) != 0)
+			return -1;
+		out->predicted_fpr = qht_fpr(p->type, p->qht_b, p->qht_f);
+		out->basis = "every bucket live: 1-(1-1/(2^f-1))^b, 004 §5";
+		out->remembers = p->memory_bytes / 64 * p->qht_b; /* one line a row */
+		out->assumed_gap = p->expected_n != 0 ? p->expected_n :
+			qht_default_gap(target, p->memory_bytes / 64);
+		out->predicted_fnr = rows_fnr(p->type, p->qht_b, p->qht_f,
+					      (double)out->assumed_gap /
+					      (double)(p->memory_bytes / 64), p->window);
+		return 0;
+	}
+	gap = p->expected_n != 0 ? p->expected_n :
+				  qht_default_gap(target, p->memory_bytes / 64);
+	if (p->qht_b == 0 && p->qht_f == 0) {
+		qht_choose(p->type, target, p->memory_bytes / 64, gap, &p->qht_b, &p->qht_f);
+	} else if (p->qht_f == 0) {
+		if (p->qht_b > 64)
+			return pd_err(err, PD_EINVAL, "qht_b: %u is out of range 1..64",
+				      p->qht_b);
+		p->qht_f = qht_min_f(p->type, p->qht_b, target);
+		if (p->qht_f == 0)
+			p->qht_f = 32;
+	} else if (p->qht_b == 0) {
+		if (p->qht_f > 32)
+			return pd_err(err, PD_EINVAL, "qht_f: %u is out of range 1..32",
+				      p->qht_f);
+		p->qht_b = 1;
+		while (p->qht_b < 64 && qht_fpr(p->type, p->qht_b + 1, p->qht_f) <= target &&
+		       pd_qht_rows_per_line(p->qht_b + 1, p->qht_f) != 0)
+			p->qht_b++;
+	}
+	if (p->qht_b < 1 || p->qht_b > 64)
+		return pd_err(err, PD_EINVAL, "qht_b: %u is out of range 1..64", p->qht_b);
+	if (p->qht_f < 1 || p->qht_f > 32)
+		return pd_err(err, PD_EINVAL, "qht_f: %u is out of range 1..32", p->qht_f);
+	if (pd_qht_rows_per_line(p->qht_b, p->qht_f) == 0)
+		return pd_err(err, PD_EINVAL,
+			      "qht_b, qht_f: a row of %u buckets of %u bits needs more than "
+			      "one 64-byte cache line (b * f <= 512: at most %u buckets of %u "
+			      "bits)", p->qht_b, p->qht_f, 512 / p->qht_f, p->qht_f);
+	rows = p->memory_bytes / 64 * pd_qht_rows_per_line(p->qht_b, p->qht_f);
+	out->predicted_fpr = qht_fpr(p->type, p->qht_b, p->qht_f);
+	out->basis = p->type == PD_FILTER_QHT ? "asymptotic b/(2^f-1), 004 §4.3" :
+					       "asymptotic 1-(1-1/(2^f-1))^b, 004 §5";
+	out->remembers = rows * p->qht_b;
+	out->assumed_gap = gap;
+	out->predicted_fnr = pd_qht_fnr(p->type, p->qht_b, (double)gap / (double)rows);
+	return 0;
+}
+
+/* Bloom and timing Bloom filters: k for the expected keys, the capacity at the target. */
+int pd_plan_bloom(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err)
+{
+	const double target = p->target_fpr;
+	const uint64_t m = p->type == PD_FILTER_BLOOM ? p->memory_bytes / 8 * 64 : p->memory_bytes / 4;
+
+	if (p->k == 0)
+		p->k = bloom_k(m, p->expected_n, target);
+	if (check_k(p, err) != 0)
+		return -1;
+	out->capacity = bloom_capacity(m, p->k, target);
+	out->remembers = out->capacity;
+	if (p->type == PD_FILTER_TIMERBF) {
+		if (p->window == 0)
+			p->window = out->capacity; /* keys: fills the filter to the target */
+		if (p->equal_timers > p->k)
+			return pd_err(err, PD_EINVAL, "equal_timers: %u exceeds k = %u",
+				      p->equal_timers, p->k);
+	}
+	if (p->expected_n != 0) {
+		out->predicted_fpr = bloom_fpr(m, p->k, p->expected_n);
+		out->basis = "(1-e^(-kn/m))^k at n = expected_n";
+	} else {
+		out->predicted_fpr = bloom_fpr(m, p->k, out->capacity);
+		out->basis = "(1-e^(-kn/m))^k at n = capacity";
+	}
+	return 0;
+}
+
+/* LRU buffer and FP-buffering: exact up to their keys; fpbuffering q = target. */
+int pd_plan_lru(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err)
+{
+	const double target = p->target_fpr;
+
+	if (p->memory_bytes / 8 > (1ULL << 31)) /* its index has at most 2^32 slots */
+		return pd_err(err, PD_EINVAL,
+			      "memory_bytes: %llu is above the most for %s, 16 GiB "
+			      "(2^31 keys of 8 bytes)", (unsigned long long)p->memory_bytes,
+			      pd_filter_type_name(p->type));
+	out->remembers = p->memory_bytes / 8;
+	if (p->type == PD_FILTER_FPBUFFERING) {
+		if (p->fpbuf_q == 0.0)
+			p->fpbuf_q = target;
+		if (!(p->fpbuf_q >= 0.0 && p->fpbuf_q <= 1.0))
+			return pd_err(err, PD_EINVAL, "fpbuf_q: %g is not in [0, 1]",
+				      p->fpbuf_q);
+		out->predicted_fpr = p->fpbuf_q;
+		out->basis = "q";
+	} else {
+		out->predicted_fpr = 0.0;
+		out->basis = "exact buffer: no false positives";
+	}
+	return 0;
+}
+
+/* Exact: no false positives. */
+int pd_plan_exact(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err)
+{
+	(void)p, (void)err;
+	out->predicted_fpr = 0.0;
+	out->basis = "exact";
+	return 0;
+}
+
+/* qhtlru: (b, f) and lanes with the fewest predicted misses within the target. */
+int pd_plan_qhtlru(struct pd_filter_params *p, struct pd_plan *out, struct pd_error *err)
+{
+	const double target = p->target_fpr;
+
+	out->assumed_gap = p->expected_n != 0 ? p->expected_n :
+		qht_default_gap(target, p->memory_bytes / 64);
+	if (qhtlru_plan(p, target, out->assumed_gap, err) != 0)
+		return -1;
+	out->predicted_fpr = qht_fpr(PD_FILTER_QQHTD, p->qht_b, p->qht_f);
+	out->basis = "every lane live: 1-(1-1/(2^f-1))^b";
+	out->remembers = p->memory_bytes / 64 * p->qht_b;
+	out->predicted_fnr = rows_fnr(p->type, p->qht_b, p->qht_f, (double)out->assumed_gap /
+				      (double)(p->memory_bytes / 64), p->window);
+	return 0;
+}
+
 int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_error *err)
 {
 	struct pd_filter_params p;
+	char names[128];
 	double target;
-	uint64_t gap, rows;
 
 	if (in == NULL || out == NULL)
 		return pd_err(err, PD_EINVAL, "params: NULL");
@@ -524,14 +752,14 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 			return pd_err(err, PD_EINVAL, "memory_bytes: %llu is above 1 TiB",
 				      (unsigned long long)p.memory_bytes);
 	}
-	if (p.window != 0 && !(params_of(p.type) & P_WINDOW))
+	if (p.window != 0 && !(params_of(p.type) & PD_P_WINDOW))
 		return pd_err(err, PD_ENOTSUP,
-			      "window: %s has no time window; filters with one: qqhtd, qhtlru, "
-			      "timerbf, exact", pd_filter_type_name(p.type));
+			      "window: %s has no time window; filters with one: %s",
+			      pd_filter_type_name(p.type), windowed_names(names, sizeof(names)));
 	if (p.window > (1ULL << 62))
 		return pd_err(err, PD_EINVAL, "window: %llu is above 2^62",
 			      (unsigned long long)p.window);
-	if (p.equal_timers != 0 && !(params_of(p.type) & P_EQT))
+	if (p.equal_timers != 0 && !(params_of(p.type) & PD_P_EQT))
 		return pd_err(err, PD_ENOTSUP, "equal_timers: only timerbf has timers");
 	if (unused_param(&p, err) != 0)
 		return -1;
@@ -540,207 +768,8 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 			      (int)p.window_mode);
 
 	out->basis = "";
-	switch (p.type) {
-	case PD_FILTER_SBF: {
-		double m;
-
-		if (p.expected_n != 0 && (p.sbf_max == 0 || p.k == 0) && p.sbf_max <= 255)
-			sbf_choose(&p, target, p.expected_n);
-		if (p.sbf_max == 0)
-			p.sbf_max = 1; /* 001 §4.1: without knowledge of the gaps, Max = 1 */
-		if (p.sbf_max > 255)
-			return pd_err(err, PD_EINVAL, "sbf_max: %u is out of range 1..255",
-				      p.sbf_max);
-		m = sbf_cells(p.memory_bytes, p.sbf_max);
-		if (p.k == 0)
-			p.k = pd_sbf_best_k(p.sbf_max, target, m);
-		if (check_k(&p, err) != 0)
-			return -1;
-		if (p.sbf_p == 0) {
-			p.sbf_p = sbf_p_for(target, p.sbf_max, p.k, m);
-			if (p.sbf_p == 0)
-				return pd_err(err, PD_EINVAL,
-					      "sbf_p: eq. 17 asks for P = %.0f, more than the %.0f "
-					      "cells; give more memory or a higher target_fpr",
-					      ceil(pd_sbf_p_for_fps(target, p.sbf_max, p.k, m) - 1e-9),
-					      m);
-		}
-		if (p.sbf_p > m)
-			return pd_err(err, PD_EINVAL, "sbf_p: %u exceeds the %.0f cells", p.sbf_p,
-				      m);
-		out->predicted_fpr = pd_sbf_fps(p.sbf_max, p.k, p.sbf_p, m);
-		out->basis = "stable point, 001 eq. 8";
-		out->remembers = (uint64_t)(p.sbf_max * m / p.sbf_p);
-		if (p.expected_n != 0) {
-			out->assumed_gap = p.expected_n;
-			out->predicted_fnr = sbf_fnr_gap(p.sbf_max, p.k, p.sbf_p, m, p.expected_n);
-		}
-		break;
-	}
-	case PD_FILTER_RSBF:
-		if (p.k == 0) {
-			double k = round((1.0 + log(target) / log(1.0 - exp(-1.0))) / 2.0);
-
-			p.k = k < 1 ? 1 : k > PD_MAX_HASHES ? PD_MAX_HASHES : (uint32_t)k;
-		}
-		if (p.rsbf_pstar == 0.0)
-			p.rsbf_pstar = 0.03;
-		if (!(p.rsbf_pstar > 0.0 && p.rsbf_pstar <= 1.0))
-			return pd_err(err, PD_EINVAL, "rsbf_pstar: %g is not in (0, 1]",
-				      p.rsbf_pstar);
-		if (check_k(&p, err) != 0)
-			return -1;
-		out->predicted_fpr = pow(1.0 - exp(-1.0), p.k);
-		out->basis = "load 1-1/e per array at i = s, 000 eq. 6.1";
-		out->remembers = p.memory_bytes / 8 / p.k * 64;
-		break;
-	case PD_FILTER_BSBF:
-	case PD_FILTER_BSBFSD:
-	case PD_FILTER_RLBSBF: {
-		double x;
-
-		if (p.k == 0)
-			p.k = 2; /* 000 §6 */
-		if (check_k(&p, err) != 0)
-			return -1;
-		if (p.type == PD_FILTER_BSBF)
-			x = 0.5;
-		else if (p.type == PD_FILTER_BSBFSD)
-			x = (double)p.k / (p.k + 1.0);
-		else
-			x = (sqrt(5.0) - 1.0) / 2.0;
-		out->predicted_fpr = pow(x, p.k);
-		out->basis = "saturated load (unbounded distinct stream)";
-		/* a set bit lives s keys when every key resets one bit of its array; bsbfsd
-		 * resets in one array of k */
-		out->remembers = p.memory_bytes / 8 / p.k * 64 *
-				 (p.type == PD_FILTER_BSBFSD ? p.k : 1);
-		break;
-	}
-	case PD_FILTER_QHT:
-	case PD_FILTER_QHTD:
-	case PD_FILTER_QQHTD:
-		if (p.type == PD_FILTER_QQHTD && p.window != 0) {
-			if (qqhtdw_plan(&p, target, err) != 0)
-				return -1;
-			out->predicted_fpr = qht_fpr(p.type, p.qht_b, p.qht_f);
-			out->basis = "every bucket live: 1-(1-1/(2^f-1))^b, 004 §5";
-			out->remembers = p.memory_bytes / 64 * p.qht_b; /* one line a row */
-			out->assumed_gap = p.expected_n != 0 ? p.expected_n :
-				qht_default_gap(target, p.memory_bytes / 64);
-			out->predicted_fnr = rows_fnr(p.type, p.qht_b, p.qht_f,
-						      (double)out->assumed_gap /
-						      (double)(p.memory_bytes / 64), p.window);
-			break;
-		}
-		gap = p.expected_n != 0 ? p.expected_n :
-					  qht_default_gap(target, p.memory_bytes / 64);
-		if (p.qht_b == 0 && p.qht_f == 0) {
-			qht_choose(p.type, target, p.memory_bytes / 64, gap, &p.qht_b, &p.qht_f);
-		} else if (p.qht_f == 0) {
-			if (p.qht_b > 64)
-				return pd_err(err, PD_EINVAL, "qht_b: %u is out of range 1..64",
-					      p.qht_b);
-			p.qht_f = qht_min_f(p.type, p.qht_b, target);
-			if (p.qht_f == 0)
-				p.qht_f = 32;
-		} else if (p.qht_b == 0) {
-			if (p.qht_f > 32)
-				return pd_err(err, PD_EINVAL, "qht_f: %u is out of range 1..32",
-					      p.qht_f);
-			p.qht_b = 1;
-			while (p.qht_b < 64 && qht_fpr(p.type, p.qht_b + 1, p.qht_f) <= target &&
-			       pd_qht_rows_per_line(p.qht_b + 1, p.qht_f) != 0)
-				p.qht_b++;
-		}
-		if (p.qht_b < 1 || p.qht_b > 64)
-			return pd_err(err, PD_EINVAL, "qht_b: %u is out of range 1..64", p.qht_b);
-		if (p.qht_f < 1 || p.qht_f > 32)
-			return pd_err(err, PD_EINVAL, "qht_f: %u is out of range 1..32", p.qht_f);
-		if (pd_qht_rows_per_line(p.qht_b, p.qht_f) == 0)
-			return pd_err(err, PD_EINVAL,
-				      "qht_b, qht_f: a row of %u buckets of %u bits needs more than "
-				      "one 64-byte cache line (b * f <= 512: at most %u buckets of %u "
-				      "bits)", p.qht_b, p.qht_f, 512 / p.qht_f, p.qht_f);
-		rows = p.memory_bytes / 64 * pd_qht_rows_per_line(p.qht_b, p.qht_f);
-		out->predicted_fpr = qht_fpr(p.type, p.qht_b, p.qht_f);
-		out->basis = p.type == PD_FILTER_QHT ? "asymptotic b/(2^f-1), 004 §4.3" :
-						       "asymptotic 1-(1-1/(2^f-1))^b, 004 §5";
-		out->remembers = rows * p.qht_b;
-		out->assumed_gap = gap;
-		out->predicted_fnr = pd_qht_fnr(p.type, p.qht_b, (double)gap / (double)rows);
-		break;
-	case PD_FILTER_BLOOM:
-	case PD_FILTER_TIMERBF: {
-		uint64_t m = p.type == PD_FILTER_BLOOM ? p.memory_bytes / 8 * 64 : p.memory_bytes / 4;
-
-		if (p.k == 0)
-			p.k = bloom_k(m, p.expected_n, target);
-		if (check_k(&p, err) != 0)
-			return -1;
-		out->capacity = bloom_capacity(m, p.k, target);
-		out->remembers = out->capacity;
-		if (p.type == PD_FILTER_TIMERBF) {
-			if (p.window == 0)
-				p.window = out->capacity; /* keys: fills the filter to the target */
-			if (p.equal_timers > p.k)
-				return pd_err(err, PD_EINVAL, "equal_timers: %u exceeds k = %u",
-					      p.equal_timers, p.k);
-		}
-		if (p.expected_n != 0) {
-			out->predicted_fpr = bloom_fpr(m, p.k, p.expected_n);
-			out->basis = "(1-e^(-kn/m))^k at n = expected_n";
-		} else {
-			out->predicted_fpr = bloom_fpr(m, p.k, out->capacity);
-			out->basis = "(1-e^(-kn/m))^k at n = capacity";
-		}
-		break;
-	}
-	case PD_FILTER_LRU:
-	case PD_FILTER_FPBUFFERING:
-		if (p.memory_bytes / 8 > (1ULL << 31)) /* its index has at most 2^32 slots */
-			return pd_err(err, PD_EINVAL,
-				      "memory_bytes: %llu is above the most for %s, 16 GiB "
-				      "(2^31 keys of 8 bytes)", (unsigned long long)p.memory_bytes,
-				      pd_filter_type_name(p.type));
-		out->remembers = p.memory_bytes / 8;
-		if (p.type == PD_FILTER_FPBUFFERING) {
-			if (p.fpbuf_q == 0.0)
-				p.fpbuf_q = target;
-			if (!(p.fpbuf_q >= 0.0 && p.fpbuf_q <= 1.0))
-				return pd_err(err, PD_EINVAL, "fpbuf_q: %g is not in [0, 1]",
-					      p.fpbuf_q);
-			out->predicted_fpr = p.fpbuf_q;
-			out->basis = "q";
-		} else {
-			out->predicted_fpr = 0.0;
-			out->basis = "exact buffer: no false positives";
-		}
-		break;
-	case PD_FILTER_EXACT:
-		out->predicted_fpr = 0.0;
-		out->basis = "exact";
-		break;
-	case PD_FILTER_QHTLRU:
-		out->assumed_gap = p.expected_n != 0 ? p.expected_n :
-			qht_default_gap(target, p.memory_bytes / 64);
-		if (qhtlru_plan(&p, target, out->assumed_gap, err) != 0)
-			return -1;
-		out->predicted_fpr = qht_fpr(PD_FILTER_QQHTD, p.qht_b, p.qht_f);
-		out->basis = "every lane live: 1-(1-1/(2^f-1))^b";
-		out->remembers = p.memory_bytes / 64 * p.qht_b;
-		out->predicted_fnr = rows_fnr(p.type, p.qht_b, p.qht_f, (double)out->assumed_gap /
-					      (double)(p.memory_bytes / 64), p.window);
-		break;
-	default:
-		return pd_err(err, PD_EINVAL, "type: unknown filter type %d", (int)p.type);
-	}
-	/* Bit-array filters need one word per array. */
-	if ((p.type == PD_FILTER_RSBF || p.type == PD_FILTER_BSBF || p.type == PD_FILTER_BSBFSD ||
-	     p.type == PD_FILTER_RLBSBF) &&
-	    p.memory_bytes / 8 < p.k)
-		return pd_err(err, PD_EINVAL, "memory_bytes: %llu is too small for k = %u arrays",
-			      (unsigned long long)p.memory_bytes, p.k);
+	if (pd_filter_desc(p.type)->plan(&p, out, err) != 0)
+		return -1;
 	out->params = p;
 	return 0;
 }

@@ -6,7 +6,9 @@
  *
  *     0    8   magic "PDFSTATE"
  *     8    4   image version (2)
- *     12   4   filter type
+ *     12   4   filter number (filters.c: 0 sbf, 1 rsbf, 2 bsbf, 3 bsbfsd, 4 rlbsbf,
+ *             5 qht, 6 qhtd, 7 qqhtd, 8 bloom, 9 lru, 10 fpbuffering, 11 timerbf,
+ *             12 exact, 13 qhtlru; fixed for good)
  *     16   112 the resolved parameters, 14 x 8 bytes (doubles as their bits)
  *     128  24  keys, duplicates, clock
  *     152  32  PRNG state
@@ -204,7 +206,7 @@ static void header_put(const struct pd_filter *f, uint8_t *h, uint64_t body)
 	memset(h, 0, IMG_HEADER);
 	memcpy(h, "PDFSTATE", 8);
 	put32(h + 8, IMG_VERSION);
-	put32(h + 12, (uint32_t)f->params.type);
+	put32(h + 12, pd_filter_desc(f->params.type)->snapshot_id);
 	params_put(h + 16, &f->params);
 	put64(h + 128, f->keys);
 	put64(h + 136, f->duplicates);
@@ -294,12 +296,12 @@ static int load_body(struct pd_filter *f, const uint8_t *img, uint64_t len,
 	if (get32(img + 8) != IMG_VERSION)
 		return pd_err(err, PD_EVERSION, "state image version %u, this build reads %u",
 			      get32(img + 8), IMG_VERSION);
-	if (get32(img + 12) != (uint32_t)f->params.type) {
-		uint32_t t = get32(img + 12);
+	if (get32(img + 12) != pd_filter_desc(f->params.type)->snapshot_id) {
+		enum pd_filter_type t;
+		const struct pd_filter_desc *d = pd_filter_desc_of_id(get32(img + 12), &t);
 
 		return pd_err(err, PD_EMISMATCH, "made with filter %s, this filter is %s",
-			      t < PD_FILTER_COUNT ? pd_filter_type_name((enum pd_filter_type)t) :
-						    "(unknown)", name);
+			      d != NULL ? d->name : "(unknown)", name);
 	}
 	if (params_match(img + 16, &f->params, err) != 0)
 		return -1;
@@ -768,9 +770,14 @@ unsigned pd_snapshot_count(const struct pd_snapshot *s)
 int pd_snapshot_params(const struct pd_snapshot *s, unsigned i, struct pd_filter_params *p,
 		       struct pd_error *err)
 {
+	enum pd_filter_type t;
+
 	if (i >= s->n)
 		return pd_err(err, PD_EINVAL, "snapshot: image %u of %u", i, s->n);
-	params_get(s->img[i] + 16, (enum pd_filter_type)get32(s->img[i] + 12), p);
+	if (pd_filter_desc_of_id(get32(s->img[i] + 12), &t) == NULL)
+		return pd_err(err, PD_ECORRUPT, "snapshot: image %u: unknown filter number %u", i,
+			      get32(s->img[i] + 12));
+	params_get(s->img[i] + 16, t, p);
 	return 0;
 }
 

@@ -106,7 +106,7 @@ enum pd_filter_type {
 	PD_FILTER_FPBUFFERING,
 	PD_FILTER_TIMERBF,
 	PD_FILTER_EXACT,
-	PD_FILTER_QHTLRU, /* after exact: snapshots name filters by this number */
+	PD_FILTER_QHTLRU,
 	PD_FILTER_COUNT
 };
 
@@ -203,6 +203,19 @@ const char *pd_filter_type_name(enum pd_filter_type type);
 /** Parse a filter name. Returns 0 and sets *type, or -1 for an unknown name. */
 PD_API
 int pd_filter_type_parse(const char *name, enum pd_filter_type *type);
+
+/** What a filter type can do (PD_FILTER_CAN_*); 0 for an unknown type. */
+PD_API
+unsigned pd_filter_type_caps(enum pd_filter_type type);
+#define PD_FILTER_CAN_WINDOW 1u  /**< takes a time window (pd_filter_params.window) */
+#define PD_FILTER_CAN_ANY_FPR 2u /**< the planner sizes it for any target_fpr */
+
+/**
+ * The parameters that matter for p's filter, as one short line ("b=20 f=25",
+ * "Max=1 K=5 P=10"), into buf (len bytes, always terminated).
+ */
+PD_API
+void pd_filter_params_describe(const struct pd_filter_params *p, char *buf, size_t len);
 
 /**
  * Fill the zero fields of *in with the papers' rules (see pd_plan.h) and validate.
