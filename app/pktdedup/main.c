@@ -37,7 +37,7 @@
 #include "pktdedup.h"
 
 struct pd_app pd_app;
-volatile int pd_force_quit;
+_Atomic int pd_force_quit;
 
 static void on_signal(int sig)
 {

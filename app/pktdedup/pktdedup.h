@@ -5,6 +5,7 @@
 #ifndef PKTDEDUP_APP_H
 #define PKTDEDUP_APP_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <rte_common.h>
@@ -121,8 +122,8 @@ struct pd_counters {
 enum { PD_SNAP_IDLE, PD_SNAP_REQUESTED, PD_SNAP_COPIED, PD_SNAP_TOO_SMALL };
 
 struct pd_worker_snap {
-	volatile int state;
-	int stopped;           /* the worker loop has returned */
+	_Atomic int state;     /* release by the writer, acquire by the reader */
+	_Atomic int stopped;   /* the worker loop has returned */
 	uint8_t *buf;
 	uint64_t cap;
 	uint64_t done;         /* bytes of the image copied so far */
@@ -196,7 +197,9 @@ struct pd_app {
 };
 
 extern struct pd_app pd_app;
-extern volatile int pd_force_quit; /* the signal that asked to stop, 0 while running */
+/* The signal that asked to stop, 0 while running (set by the handler: a lock-free
+ * atomic store is async-signal-safe). */
+extern _Atomic int pd_force_quit;
 
 /* options.c */
 int pd_app_parse(int argc, char **argv, struct pd_app_config *cfg);

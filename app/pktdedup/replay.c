@@ -385,13 +385,13 @@ int pd_replay_main(void *arg)
 		key_batch(w, nw);
 		barrier(nw);
 		filter_batch(w, nw);
-		if (unlikely(w->snap.state == PD_SNAP_REQUESTED)) {
-			rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (unlikely(atomic_load_explicit(&w->snap.state, memory_order_acquire) ==
+			     PD_SNAP_REQUESTED)) {
 			pd_snap_step(w); /* one bounded step of a periodic snapshot's copy */
 		}
 		barrier(nw);
 	}
-	w->snap.stopped = 1;
+	atomic_store_explicit(&w->snap.stopped, 1, memory_order_release);
 	return 0;
 }
 

@@ -41,7 +41,7 @@ static struct pd_snapshot *loaded;
 static int lock_fd = -1;
 static pthread_t thread;
 static int thread_running;
-static volatile int thread_quit;
+static _Atomic int thread_quit;
 static char tag[512];
 static uint64_t written, failed;
 static double last_write_s;
@@ -245,8 +245,8 @@ void pd_snap_step(struct pd_worker *w)
 		return;
 	if (r < 0)
 		s->need = pd_filter_state_size(w->filter);
-	rte_atomic_thread_fence(__ATOMIC_RELEASE);
-	s->state = r > 0 ? PD_SNAP_COPIED : PD_SNAP_TOO_SMALL;
+	atomic_store_explicit(&s->state, r > 0 ? PD_SNAP_COPIED : PD_SNAP_TOO_SMALL,
+			      memory_order_release); /* the copy (or need) before the state */
 }
 
 static int grow(struct pd_worker_snap *s, uint64_t need)
@@ -277,19 +277,21 @@ static int periodic(void)
 		struct pd_worker_snap *s = &pd_app.w[i]->snap;
 
 		for (;;) {
+			int st;
+
 			s->done = 0;
-			rte_atomic_thread_fence(__ATOMIC_RELEASE);
-			s->state = PD_SNAP_REQUESTED;
-			while (s->state == PD_SNAP_REQUESTED) {
-				if (thread_quit || s->stopped)
+			atomic_store_explicit(&s->state, PD_SNAP_REQUESTED, memory_order_release);
+			while ((st = atomic_load_explicit(&s->state, memory_order_acquire)) ==
+			       PD_SNAP_REQUESTED) {
+				if (thread_quit || atomic_load_explicit(&s->stopped,
+									memory_order_acquire))
 					return 1; /* stopping: the final snapshot follows */
 				rte_delay_us_sleep(100);
 			}
-			rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
-			if (s->state == PD_SNAP_COPIED)
+			if (st == PD_SNAP_COPIED)
 				break;
 			if (grow(s, s->need) != 0) {
-				s->state = PD_SNAP_IDLE;
+				atomic_store_explicit(&s->state, PD_SNAP_IDLE, memory_order_relaxed);
 				fprintf(stderr, "pktdedup: snapshot: cannot allocate %" PRIu64
 					" bytes for worker %u's copy\n", s->need, i);
 				return -1;
@@ -297,7 +299,7 @@ static int periodic(void)
 		}
 		img[i] = s->buf;
 		len[i] = s->done;
-		s->state = PD_SNAP_IDLE;
+		atomic_store_explicit(&s->state, PD_SNAP_IDLE, memory_order_relaxed);
 	}
 	if (pd_snapshot_write(pd_app.cfg.snapshot, tag, img, len, pd_app.nworkers, &err) != 0) {
 		fprintf(stderr, "pktdedup: snapshot: %s\n", err.msg);

@@ -443,8 +443,8 @@ int pd_worker_main(void *arg)
 		if (pd_app.dispatching)
 			drain_ring(w);
 		tx_flush_all(w);
-		if (unlikely(w->snap.state == PD_SNAP_REQUESTED)) {
-			rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (unlikely(atomic_load_explicit(&w->snap.state, memory_order_acquire) ==
+			     PD_SNAP_REQUESTED)) {
 			pd_snap_step(w); /* one bounded step of a periodic snapshot's copy */
 		}
 	}
@@ -452,6 +452,6 @@ int pd_worker_main(void *arg)
 		while (drain_ring(w) != 0)
 			;
 	tx_flush_all(w);
-	w->snap.stopped = 1;
+	atomic_store_explicit(&w->snap.stopped, 1, memory_order_release);
 	return 0;
 }
