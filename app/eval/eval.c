@@ -16,6 +16,7 @@
 #include <pktdedup/pd_plan.h>
 
 #include "../common/cli.h"
+#include "../common/json.h"
 #include "delivered.h"
 #include "oracle.h"
 #include "streams.h"
@@ -424,7 +425,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void print_json(const struct run *r, uint64_t n, int last)
+static void print_json(struct json *j, const struct run *r, uint64_t n)
 {
 	const struct pd_filter_params *p = pd_filter_params(r->f);
 	struct pd_filter_stats st;
@@ -432,41 +433,48 @@ static void print_json(const struct run *r, uint64_t n, int last)
 
 	pd_filter_stats(r->f, &st);
 	pd_filter_params_describe(p, desc, sizeof(desc));
-	printf("{\"filter\": \"%s\", \"params\": \"%s\", \"memory_bytes\": %llu, "
-	       "\"footprint_bytes\": %llu, \"n\": %llu, \"distinct\": %llu, \"duplicates\": %llu, "
-	       "\"fp\": %llu, \"fn\": %llu, \"fpr\": %.9g, \"fnr\": %.9g, \"error_rate\": %.9g, "
-	       "\"keys_per_sec\": %.6g, \"ns_per_key\": %.4g, \"predicted_fpr\": %.6g, "
-	       "\"predicted_fnr\": %.6g, \"assumed_gap\": %llu, \"state\": %.6g, \"state_name\": \"%s\"%s",
-	       pd_filter_type_name(p->type), desc, (unsigned long long)(st.memory_bits / 8),
-	       (unsigned long long)st.footprint_bytes, (unsigned long long)n,
-	       (unsigned long long)r->distinct, (unsigned long long)r->dups,
-	       (unsigned long long)r->fp, (unsigned long long)r->fn,
-	       r->distinct ? (double)r->fp / r->distinct : 0.0,
-	       r->dups ? (double)r->fn / r->dups : 0.0,
-	       n ? (double)(r->fp + r->fn) / n : 0.0, r->seconds > 0 ? n / r->seconds : 0.0,
-	       n ? r->seconds * 1e9 / n : 0.0, r->plan.predicted_fpr, r->plan.predicted_fnr,
-	       (unsigned long long)r->plan.assumed_gap, st.state, st.state_name,
-	       r->npts ? "," : "}");
+	json_open(j, NULL, '{', 0);
+	json_str(j, "filter", pd_filter_type_name(p->type));
+	json_str(j, "params", desc);
+	json_u64(j, "memory_bytes", st.memory_bits / 8);
+	json_u64(j, "footprint_bytes", st.footprint_bytes);
+	json_u64(j, "n", n);
+	json_u64(j, "distinct", r->distinct);
+	json_u64(j, "duplicates", r->dups);
+	json_u64(j, "fp", r->fp);
+	json_u64(j, "fn", r->fn);
+	json_f64(j, "fpr", "%.9g", r->distinct ? (double)r->fp / r->distinct : 0.0);
+	json_f64(j, "fnr", "%.9g", r->dups ? (double)r->fn / r->dups : 0.0);
+	json_f64(j, "error_rate", "%.9g", n ? (double)(r->fp + r->fn) / n : 0.0);
+	json_f64(j, "keys_per_sec", "%.6g", r->seconds > 0 ? n / r->seconds : 0.0);
+	json_f64(j, "ns_per_key", "%.4g", n ? r->seconds * 1e9 / n : 0.0);
+	json_f64(j, "predicted_fpr", "%.6g", r->plan.predicted_fpr);
+	json_f64(j, "predicted_fnr", "%.6g", r->plan.predicted_fnr);
+	json_u64(j, "assumed_gap", r->plan.assumed_gap);
+	json_f64(j, "state", "%.6g", st.state);
+	json_str(j, "state_name", st.state_name);
 	if (r->npts) {
-		printf("  \"series\": [\n");
+		json_open(j, "series", '[', 0);
 		for (unsigned i = 0; i < r->npts; i++) {
 			const struct point *a = i ? &r->pts[i - 1] : &(struct point){0};
 			const struct point *b = &r->pts[i];
 			const uint64_t dd = b->distinct - a->distinct;
 			const uint64_t du = (b->n - a->n) - dd;
 
-			printf("    {\"n\": %llu, \"distinct\": %llu, \"fpr\": %.9g, \"fnr\": %.9g, \"fpr_interval\": "
-			       "%.9g, \"fnr_interval\": %.9g, \"state\": %.6g}%s\n",
-			       (unsigned long long)b->n, (unsigned long long)b->distinct,
-			       b->distinct ? (double)b->fp / b->distinct : 0.0,
-			       b->n - b->distinct ? (double)b->fn / (b->n - b->distinct) : 0.0,
-			       dd ? (double)(b->fp - a->fp) / dd : 0.0,
-			       du ? (double)(b->fn - a->fn) / du : 0.0, b->state,
-			       i + 1 < r->npts ? "," : "");
+			json_open(j, NULL, '{', 1);
+			json_u64(j, "n", b->n);
+			json_u64(j, "distinct", b->distinct);
+			json_f64(j, "fpr", "%.9g", b->distinct ? (double)b->fp / b->distinct : 0.0);
+			json_f64(j, "fnr", "%.9g", b->n - b->distinct ?
+				 (double)b->fn / (b->n - b->distinct) : 0.0);
+			json_f64(j, "fpr_interval", "%.9g", dd ? (double)(b->fp - a->fp) / dd : 0.0);
+			json_f64(j, "fnr_interval", "%.9g", du ? (double)(b->fn - a->fn) / du : 0.0);
+			json_f64(j, "state", "%.6g", b->state);
+			json_close(j);
 		}
-		printf("  ]}");
+		json_close(j);
 	}
-	printf("%s\n", last ? "" : ",");
+	json_close(j);
 }
 
 static void print_row(const struct run *r, uint64_t n)
@@ -502,10 +510,12 @@ static void print_series(const struct run *r)
 
 static int plan_only(const struct opts *o)
 {
-	int first = 1, rc = 0;
+	struct json j;
+	int rc = 0;
 
+	json_begin(&j, stdout);
 	if (o->json)
-		printf("[\n");
+		json_open(&j, NULL, '[', 0);
 	else
 		printf("%-11s %-22s %12s %12s %10s %12s  %s\n", "filter", "parameters", "memory",
 		       "pred. FPR", "pred. FNR", "at gap", "basis");
@@ -524,16 +534,19 @@ static int plan_only(const struct opts *o)
 			continue;
 		}
 		pd_filter_params_describe(&plan.params, desc, sizeof(desc));
-		if (o->json)
-			printf("%s{\"filter\": \"%s\", \"params\": \"%s\", \"memory_bytes\": %llu, "
-			       "\"predicted_fpr\": %.6g, \"basis\": \"%s\", \"capacity\": %llu, "
-			       "\"remembers\": %llu, \"predicted_fnr\": %.6g, \"assumed_gap\": %llu}",
-			       first ? "" : ",\n", pd_filter_type_name(p.type), desc,
-			       (unsigned long long)plan.params.memory_bytes, plan.predicted_fpr,
-			       plan.basis, (unsigned long long)plan.capacity,
-			       (unsigned long long)plan.remembers, plan.predicted_fnr,
-			       (unsigned long long)plan.assumed_gap);
-		else if (plan.assumed_gap != 0)
+		if (o->json) {
+			json_open(&j, NULL, '{', 1);
+			json_str(&j, "filter", pd_filter_type_name(p.type));
+			json_str(&j, "params", desc);
+			json_u64(&j, "memory_bytes", plan.params.memory_bytes);
+			json_f64(&j, "predicted_fpr", "%.6g", plan.predicted_fpr);
+			json_str(&j, "basis", plan.basis);
+			json_u64(&j, "capacity", plan.capacity);
+			json_u64(&j, "remembers", plan.remembers);
+			json_f64(&j, "predicted_fnr", "%.6g", plan.predicted_fnr);
+			json_u64(&j, "assumed_gap", plan.assumed_gap);
+			json_close(&j);
+		} else if (plan.assumed_gap != 0)
 			printf("%-11s %-22s %12llu %12.6g %10.3g %12llu  %s\n",
 			       pd_filter_type_name(p.type), desc,
 			       (unsigned long long)plan.params.memory_bytes, plan.predicted_fpr,
@@ -542,10 +555,13 @@ static int plan_only(const struct opts *o)
 			printf("%-11s %-22s %12llu %12.6g %10s %12s  %s\n", pd_filter_type_name(p.type),
 			       desc, (unsigned long long)plan.params.memory_bytes, plan.predicted_fpr,
 			       "-", "-", plan.basis);
-		first = 0;
 	}
 	if (o->json)
-		printf("\n]\n");
+		json_close(&j);
+	if (json_end(&j) != 0) {
+		fprintf(stderr, "pktdedup-eval: writing failed: %s\n", strerror(errno));
+		rc = 1;
+	}
 	return rc;
 }
 
@@ -747,12 +763,20 @@ int main(int argc, char **argv)
 		runs[i].dups = done - runs[i].distinct;
 
 	if (o.json) {
+		struct json j;
+
+		json_begin(&j, stdout);
 		if (o.all)
-			printf("[\n");
+			json_open(&j, NULL, '[', 0);
 		for (unsigned i = 0; i < nruns; i++)
-			print_json(&runs[i], done, i + 1 == nruns);
+			print_json(&j, &runs[i], done);
 		if (o.all)
-			printf("]\n");
+			json_close(&j);
+		if (json_end(&j) != 0) {
+			fprintf(stderr, "pktdedup-eval: writing the JSON failed: %s\n",
+				strerror(errno));
+			rc = 1;
+		}
 	} else {
 		printf("stream: %s, n = %llu keys, distinct (exact) = %llu; memory budget %llu bytes"
 		       " per filter; filter seed %llu\n",

@@ -236,7 +236,8 @@ int pd_snap_load(void);
 int pd_snap_start(void);
 int pd_snap_finish(void);
 void pd_snap_step(struct pd_worker *w);
-void pd_snap_json(FILE *o);
+struct json;
+void pd_snap_json(struct json *j); /* the "snapshot" member of the JSON summary */
 
 /* Owner of a key among n workers: a multiply by an odd constant mixes every bit of the
  * hash into the top 32, so the owner does not depend on the bits the filters index with. */

@@ -33,6 +33,7 @@
 #include <pktdedup/pd_snapshot.h>
 
 #include "../common/cli.h"
+#include "../common/json.h"
 #include "pktdedup.h"
 
 #define PD_SNAP_STEP (128u << 10)
@@ -392,7 +393,7 @@ int pd_snap_finish(void)
 }
 
 /* The "snapshot" object of the JSON summary (nothing without --snapshot). */
-void pd_snap_json(FILE *o)
+void pd_snap_json(struct json *j)
 {
 	uint64_t steps = 0, maxc = 0, cyc = 0;
 	double hz = (double)rte_get_tsc_hz();
@@ -407,8 +408,12 @@ void pd_snap_json(FILE *o)
 		if (s->step_max_cycles > maxc)
 			maxc = s->step_max_cycles;
 	}
-	fprintf(o, "  \"snapshot\": {\"periodic_written\": %" PRIu64 ", \"periodic_failed\": %"
-		PRIu64 ", \"copy_steps\": %" PRIu64 ", \"step_max_us\": %.1f, "
-		"\"copy_total_ms\": %.3f, \"last_write_ms\": %.3f},\n", written, failed, steps,
-		maxc / hz * 1e6, cyc / hz * 1e3, last_write_s * 1e3);
+	json_open(j, "snapshot", '{', 1);
+	json_u64(j, "periodic_written", written);
+	json_u64(j, "periodic_failed", failed);
+	json_u64(j, "copy_steps", steps);
+	json_f64(j, "step_max_us", "%.1f", maxc / hz * 1e6);
+	json_f64(j, "copy_total_ms", "%.3f", cyc / hz * 1e3);
+	json_f64(j, "last_write_ms", "%.3f", last_write_s * 1e3);
+	json_close(j);
 }

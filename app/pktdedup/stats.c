@@ -14,6 +14,7 @@
 #include <rte_telemetry.h>
 
 #include "../common/cli.h"
+#include "../common/json.h"
 #include "pktdedup.h"
 
 const struct pd_counter_desc pd_counter_table[] = {
@@ -127,36 +128,44 @@ void pd_stats_plan(FILE *out)
 }
 
 /* The "plan" object of the JSON summary. */
-static void json_plan(FILE *o)
+static void json_plan(struct json *j)
 {
 	const struct pd_plan *p = &pd_app.plan;
 	const struct pd_filter_params *fp = &p->params;
 	char desc[96];
 
 	pd_filter_params_describe(fp, desc, sizeof(desc));
-	fprintf(o, "  \"plan\": {\"filter\": \"%s\", \"parameters\": \"%s\", \"k\": %u,"
-		" \"sbf_max\": %u, \"sbf_p\": %u, \"rsbf_pstar\": %g, \"qht_b\": %u,"
-		" \"qht_f\": %u, \"fpbuf_q\": %g, \"expected_n\": %" PRIu64 ",\n"
-		"    \"loss_budget\": %g, \"predicted_fpr\": %g, \"basis\": \"%s\","
-		" \"remembers\": %" PRIu64 ", \"capacity\": %" PRIu64 ",\n"
-		"    \"assumed_gap\": %" PRIu64 ", \"predicted_fnr\": %g},\n",
-		pd_filter_type_name(fp->type), desc, fp->k, fp->sbf_max, fp->sbf_p,
-		fp->rsbf_pstar, fp->qht_b, fp->qht_f, fp->fpbuf_q, fp->expected_n,
-		pd_app.cfg.filter.target_fpr, p->predicted_fpr, p->basis, p->remembers,
-		p->capacity, p->assumed_gap, p->predicted_fnr);
+	json_open(j, "plan", '{', 1);
+	json_str(j, "filter", pd_filter_type_name(fp->type));
+	json_str(j, "parameters", desc);
+	json_u64(j, "k", fp->k);
+	json_u64(j, "sbf_max", fp->sbf_max);
+	json_u64(j, "sbf_p", fp->sbf_p);
+	json_f64(j, "rsbf_pstar", "%g", fp->rsbf_pstar);
+	json_u64(j, "qht_b", fp->qht_b);
+	json_u64(j, "qht_f", fp->qht_f);
+	json_f64(j, "fpbuf_q", "%g", fp->fpbuf_q);
+	json_u64(j, "expected_n", fp->expected_n);
+	json_f64(j, "loss_budget", "%g", pd_app.cfg.filter.target_fpr);
+	json_f64(j, "predicted_fpr", "%g", p->predicted_fpr);
+	json_str(j, "basis", p->basis);
+	json_u64(j, "remembers", p->remembers);
+	json_u64(j, "capacity", p->capacity);
+	json_u64(j, "assumed_gap", p->assumed_gap);
+	json_f64(j, "predicted_fnr", "%g", p->predicted_fnr);
+	json_close(j);
 }
 
-static void json_counters(FILE *o, const struct pd_counters *c, const char *indent)
+/* A worker's counters, or the total, as members of the open object. */
+static void json_counters(struct json *j, const struct pd_counters *c)
 {
-	fprintf(o, "%s", indent);
 	for (unsigned i = 0; i < pd_counter_count; i++)
-		fprintf(o, "\"%s\": %" PRIu64 ",%s", pd_counter_table[i].name,
-			pd_counter_value(c, i), i + 1 < pd_counter_count ? " " : "");
-	fprintf(o, "\n%s\"unparseable_reasons\": {", indent);
+		json_u64(j, pd_counter_table[i].name, pd_counter_value(c, i));
+	json_open(j, "unparseable_reasons", '{', 1);
 	for (int r = 1; r < PD_KEY_REASON_COUNT; r++)
-		fprintf(o, "\"%s\": %" PRIu64 ", ", pd_key_reason_name((enum pd_key_reason)r),
-			c->reasons[r]);
-	fprintf(o, "\"oversize\": %" PRIu64 "}", c->oversize);
+		json_u64(j, pd_key_reason_name((enum pd_key_reason)r), c->reasons[r]);
+	json_u64(j, "oversize", c->oversize);
+	json_close(j);
 }
 
 /* "1us", "20ms", "5s": a bucket bound for people. */
@@ -177,28 +186,31 @@ static const char *time_src_name(void)
 }
 
 /* The delay histogram as JSON (null when the filter keeps no times). */
-static void json_delays(FILE *o, const struct pd_counters *t)
+static void json_delays(struct json *j, const struct pd_counters *t)
 {
 	uint64_t n = 0;
 
 	if (!pd_app.want_delay) {
-		fprintf(o, "  \"delay_histogram\": null,\n");
+		json_null(j, "delay_histogram");
 		return;
 	}
 	for (int b = 0; b < PD_DELAY_BUCKETS; b++)
 		n += t->delay[b];
-	fprintf(o, "  \"delay_histogram\": {\"measured\": %" PRIu64 ", \"buckets\": [", n);
+	json_open(j, "delay_histogram", '{', 0);
+	json_u64(j, "measured", n);
+	json_open(j, "buckets", '[', 0);
 	for (int b = 0; b < PD_DELAY_BUCKETS; b++) {
-		uint64_t from = b == 0 ? 0 : pd_delay_bound_ns[b - 1];
-
-		fprintf(o, "%s\n    {\"from_ns\": %" PRIu64 ", \"to_ns\": ", b ? "," : "", from);
+		json_open(j, NULL, '{', 1);
+		json_u64(j, "from_ns", b == 0 ? 0 : pd_delay_bound_ns[b - 1]);
 		if (b + 1 < PD_DELAY_BUCKETS)
-			fprintf(o, "%" PRIu64, pd_delay_bound_ns[b]);
+			json_u64(j, "to_ns", pd_delay_bound_ns[b]);
 		else
-			fprintf(o, "null");
-		fprintf(o, ", \"count\": %" PRIu64 "}", t->delay[b]);
+			json_null(j, "to_ns");
+		json_u64(j, "count", t->delay[b]);
+		json_close(j);
 	}
-	fprintf(o, "]},\n");
+	json_close(j);
+	json_close(j);
 }
 
 /* rx = tx + dropped + tx_failed + dispatch_failed (every packet accounted for). */
@@ -211,58 +223,80 @@ int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const ch
 {
 	struct pd_counters t;
 	const struct pd_filter_params *fp = pd_filter_params(pd_app.w[0]->filter);
+	const struct pd_app_config *c = &pd_app.cfg;
 	FILE *o = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	struct json j;
+	int rc;
 
 	if (o == NULL) {
 		fprintf(stderr, "pktdedup: --stats-json %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	pd_counters_sum(&t);
-	fprintf(o, "{\n  \"filter\": \"%s\", \"memory_per_worker\": %" PRIu64 ", \"key\": \"%s\","
-		" \"action\": \"%s\", \"workers\": %u, \"dispatch\": \"%s\", \"seconds\": %.6f,\n",
-		pd_filter_type_name(fp->type), fp->memory_bytes,
-		pd_key_mode_name(pd_app.cfg.key.mode),
-		pd_app.cfg.action == PD_ACTION_DROP ? "drop" :
-		pd_app.cfg.action == PD_ACTION_MARK ? "mark" : "count",
-		pd_app.nworkers, pd_app.dispatching ? "software" :
-		pd_app.nworkers > 1 ? "rss" : "none", secs);
-	pd_snap_json(o);
-	json_plan(o);
-	fprintf(o, "  \"window_ns\": %" PRIu64 ", \"window_mode\": \"%s\", \"time\": \"%s\",\n",
-		fp->window, fp->window == 0 ? "none" :
-		fp->window_mode == PD_WINDOW_SEEN ? "seen" : "delivered", time_src_name());
-	json_delays(o, &t);
+	json_begin(&j, o);
+	json_open(&j, NULL, '{', 0);
+	json_str(&j, "filter", pd_filter_type_name(fp->type));
+	json_u64(&j, "memory_per_worker", fp->memory_bytes);
+	json_str(&j, "key", pd_key_mode_name(c->key.mode));
+	json_str(&j, "action", c->action == PD_ACTION_DROP ? "drop" :
+			       c->action == PD_ACTION_MARK ? "mark" : "count");
+	json_u64(&j, "workers", pd_app.nworkers);
+	json_str(&j, "dispatch", pd_app.dispatching ? "software" :
+				 pd_app.nworkers > 1 ? "rss" : "none");
+	json_f64(&j, "seconds", "%.6f", secs);
+	pd_snap_json(&j);
+	json_plan(&j);
+	json_u64(&j, "window_ns", fp->window);
+	json_str(&j, "window_mode", fp->window == 0 ? "none" :
+				    fp->window_mode == PD_WINDOW_SEEN ? "seen" : "delivered");
+	json_str(&j, "time", time_src_name());
+	json_delays(&j, &t);
 	/* with --pcap-out the forwarded frames go to the file, not through the port's TX */
-	fprintf(o, "  \"tx_to\": \"%s\",\n", tx_to);
-	fprintf(o, "  \"mbufs_in_use\": %u,\n", mbufs_in_use);
-	fprintf(o, "  \"accounted\": %s,\n  \"lost_at_ports\": %" PRIu64 ",\n  \"total\": {\n",
-		identity_holds(&t) ? "true" : "false", ports_lost());
-	json_counters(o, &t, "    ");
-	fprintf(o, "\n  },\n  \"workers_detail\": [\n");
+	json_str(&j, "tx_to", tx_to);
+	json_u64(&j, "mbufs_in_use", mbufs_in_use);
+	json_bool(&j, "accounted", identity_holds(&t));
+	json_u64(&j, "lost_at_ports", ports_lost());
+	json_open(&j, "total", '{', 0);
+	json_counters(&j, &t);
+	json_close(&j);
+	json_open(&j, "workers_detail", '[', 0);
 	for (unsigned i = 0; i < pd_app.nworkers; i++) {
-		fprintf(o, "    {\"worker\": %u, \"lcore\": %u,\n", i, pd_app.w[i]->lcore);
-		json_counters(o, &pd_app.w[i]->c, "     ");
-		fprintf(o, "}%s\n", i + 1 < pd_app.nworkers ? "," : "");
+		json_open(&j, NULL, '{', 1);
+		json_u64(&j, "worker", i);
+		json_u64(&j, "lcore", pd_app.w[i]->lcore);
+		json_counters(&j, &pd_app.w[i]->c);
+		json_close(&j);
 	}
-	fprintf(o, "  ],\n  \"ports\": [\n");
+	json_close(&j);
+	json_open(&j, "ports", '[', 0);
 	for (unsigned p = 0; p < pd_app.nports; p++) {
 		const struct pd_port_loss *ps = &pd_app.port_loss[p];
-		uint16_t id = pd_app.port_id[p];
+		const uint16_t id = pd_app.port_id[p];
 
-		fprintf(o, "    {\"port\": %u, \"rx\": %" PRIu64 ", \"duplicate\": %" PRIu64
-			", \"ipackets\": %" PRIu64 ", \"opackets\": %" PRIu64
-			", \"rx_nombuf\": %" PRIu64 ", \"imissed\": %" PRIu64 ", \"ierrors\": %"
-			PRIu64 ", \"kernel_drops\": %" PRIu64 ", \"lost\": %" PRIu64
-			", \"oerrors\": %" PRIu64 "}%s\n", id, t.port_rx[id], t.port_dup[id],
-			ps->ipackets, ps->opackets, ps->rx_nombuf, ps->imissed, ps->ierrors,
-			ps->kernel_drops, ps->lost, ps->oerrors, p + 1 < pd_app.nports ? "," : "");
+		json_open(&j, NULL, '{', 1);
+		json_u64(&j, "port", id);
+		json_u64(&j, "rx", t.port_rx[id]);
+		json_u64(&j, "duplicate", t.port_dup[id]);
+		json_u64(&j, "ipackets", ps->ipackets);
+		json_u64(&j, "opackets", ps->opackets);
+		json_u64(&j, "rx_nombuf", ps->rx_nombuf);
+		json_u64(&j, "imissed", ps->imissed);
+		json_u64(&j, "ierrors", ps->ierrors);
+		json_u64(&j, "kernel_drops", ps->kernel_drops);
+		json_u64(&j, "lost", ps->lost);
+		json_u64(&j, "oerrors", ps->oerrors);
+		json_close(&j);
 	}
-	fprintf(o, "  ]\n}\n");
-	if (o != stdout && fclose(o) != 0) {
-		fprintf(stderr, "pktdedup: --stats-json %s: %s\n", path, strerror(errno));
-		return -1;
+	json_close(&j);
+	json_close(&j);
+	rc = json_end(&j);
+	if (o != stdout && fclose(o) != 0 && rc == 0) {
+		rc = -1;
 	}
-	return 0;
+	if (rc != 0)
+		fprintf(stderr, "pktdedup: --stats-json %s: writing failed: %s\n", path,
+			strerror(errno));
+	return rc;
 }
 
 void pd_stats_summary(double secs)
