@@ -103,6 +103,23 @@ for o in filter memory fpr seed key ignore compare-from action mark-dscp dup-por
 	grep -q -- "--$o" "$tmp/help" || { echo "FAIL: --help lacks --$o" >&2; exit 1; }
 done
 echo "ok: --help lists every option"
+
+# messages: logtype pktdedup; EAL's --log-level pktdedup:error keeps the start-up lines
+# (INFO) out, not the summary; --quiet keeps everything but errors and warnings out
+inline=(--no-huge --no-shconf -m 256 --vdev net_null0 -l 0 --file-prefix "pdopt$$")
+for lvl in info error; do
+	rc=0
+	timeout -s INT 2 "$bin" "${inline[@]}" --log-level "pktdedup:$lvl" -- --filter exact \
+		--memory 1M >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" -eq 124 ] || [ "$rc" -eq 0 ] || { cat "$tmp/err" >&2; echo "FAIL: log $lvl: $rc" >&2; exit 1; }
+	grep -q "accounted: yes" "$tmp/out" || { echo "FAIL: log $lvl: no summary" >&2; exit 1; }
+	n=$(grep -c "pktdedup: plan:\|pktdedup: port 0" "$tmp/err" || true)
+	{ [ "$lvl" = info ] && [ "$n" -ge 2 ]; } || { [ "$lvl" = error ] && [ "$n" -eq 0 ]; } ||
+		{ cat "$tmp/err" >&2; echo "FAIL: --log-level pktdedup:$lvl: $n start-up lines" >&2; exit 1; }
+done
+"$bin" --pcap-in "$in" --quiet >"$tmp/out" 2>"$tmp/err"
+[ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ] || { echo "FAIL: --quiet printed" >&2; exit 1; }
+echo "ok: --log-level pktdedup:error hides the start-up lines, not the summary; --quiet prints nothing"
 "$bin" --version | grep -qx "pktdedup [0-9]*\.[0-9]*\.[0-9]*" ||
 	{ echo "FAIL: --version" >&2; exit 1; }
 echo "ok: --version"

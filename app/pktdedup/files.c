@@ -105,7 +105,7 @@ int pd_app_check_distinct(const struct pd_app_config *c)
 
 			if (f[j].path == NULL || (!both_stdout && !same(&id[i], &id[j])))
 				continue;
-			fprintf(stderr, "pktdedup: %s %s: the same file as %s %s%s; writing one"
+			PD_LOG(ERR, "%s %s: the same file as %s %s%s; writing one"
 				" would destroy the other\n", f[j].opt, f[j].path, f[i].opt,
 				f[i].path, both_stdout ? " (standard output)" : "");
 			return -1;
@@ -126,15 +126,15 @@ static int check_output(const char *opt, const char *path, int renamed)
 
 	if (stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "pktdedup: %s %s: is a directory\n", opt, path);
+			PD_LOG(ERR, "%s %s: is a directory\n", opt, path);
 			return -1;
 		}
 		if (renamed && !S_ISREG(st.st_mode)) {
-			fprintf(stderr, "pktdedup: %s %s: not a regular file\n", opt, path);
+			PD_LOG(ERR, "%s %s: not a regular file\n", opt, path);
 			return -1;
 		}
 		if (access(path, W_OK) != 0) {
-			fprintf(stderr, "pktdedup: %s %s: %s\n", opt, path, strerror(errno));
+			PD_LOG(ERR, "%s %s: %s\n", opt, path, strerror(errno));
 			return -1;
 		}
 		if (!renamed)
@@ -142,12 +142,12 @@ static int check_output(const char *opt, const char *path, int renamed)
 		if (realpath(path, real) != NULL)
 			path = real;
 	} else if (errno != ENOENT) {
-		fprintf(stderr, "pktdedup: %s %s: %s\n", opt, path, strerror(errno));
+		PD_LOG(ERR, "%s %s: %s\n", opt, path, strerror(errno));
 		return -1;
 	}
 	dir_of(path, dir, sizeof(dir));
 	if (access(dir, W_OK | X_OK) != 0) {
-		fprintf(stderr, "pktdedup: %s %s: cannot write in %s: %s\n", opt, path, dir,
+		PD_LOG(ERR, "%s %s: cannot write in %s: %s\n", opt, path, dir,
 			strerror(errno));
 		return -1;
 	}

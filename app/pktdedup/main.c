@@ -37,6 +37,7 @@
 #include "pktdedup.h"
 
 struct pd_app pd_app;
+RTE_LOG_REGISTER(pd_logtype, pktdedup, INFO)
 _Atomic int pd_force_quit;
 
 static void on_signal(int sig)
@@ -98,6 +99,8 @@ static int replay_eal_args(const struct pd_app_config *c, char *prog, char **out
 	out[n++] = "--no-pci";
 	out[n++] = "--log-level";
 	out[n++] = "*:warning";
+	out[n++] = "--log-level";
+	out[n++] = "pktdedup:info"; /* the start-up lines */
 	out[n++] = "--no-telemetry"; /* a replay is short: its summary is the output */
 	out[n] = NULL;
 	return n;
@@ -138,7 +141,7 @@ static int make_workers(void)
 		pd_app.w[i++] = w;
 	}
 	if (want != 0 && i < want) {
-		fprintf(stderr, "pktdedup: --workers %u: only %u lcores given to EAL (use -l)\n",
+		PD_LOG(ERR, "--workers %u: only %u lcores given to EAL (use -l)\n",
 			want, i);
 		return -2;
 	}
@@ -157,7 +160,7 @@ static int create_filter(void *arg)
 
 	w->filter = pd_filter_create(&pd_app.cfg.filter, &err);
 	if (w->filter == NULL) {
-		fprintf(stderr, "pktdedup: worker %u: %s\n", w->idx, err.msg);
+		PD_LOG(ERR, "worker %u: %s\n", w->idx, err.msg);
 		w->failed = 1;
 	}
 	return 0;
@@ -178,7 +181,7 @@ static int run_on_workers(int (*fn)(void *), int *main_ran)
 		if (w->lcore == rte_get_main_lcore()) {
 			mainw = w;
 		} else if (rte_eal_remote_launch(fn, w, w->lcore) != 0) {
-			fprintf(stderr, "pktdedup: cannot launch lcore %u\n", w->lcore);
+			PD_LOG(ERR, "cannot launch lcore %u\n", w->lcore);
 			pd_force_quit = 1;
 			return -1;
 		}
@@ -195,7 +198,7 @@ static int workers_setup(void)
 	int rc = make_workers();
 
 	if (rc == -1)
-		fprintf(stderr, "pktdedup: out of memory for worker state\n");
+		PD_LOG(ERR, "out of memory for worker state\n");
 	return rc == 0 ? 0 : rc == -2 ? 2 : 1;
 }
 
@@ -222,18 +225,18 @@ static void eal_failed(void)
 	int e = rte_errno;
 
 	if (e == EACCES || e == EPERM)
-		fprintf(stderr, "pktdedup: EAL: %s: inline runs need root (hugepages,"
+		PD_LOG(ERR, "EAL: %s: inline runs need root (hugepages,"
 			" /var/run/dpdk, devices); without root, give EAL --no-huge --no-shconf"
 			" with virtual devices (--vdev), or deduplicate a capture with --pcap-in"
 			" (no root needed)\n", rte_strerror(e));
 	else if (e == 0 || e == EALREADY || e == EBUSY || e == EEXIST)
 		/* "Cannot init config": the file prefix's lock is held */
-		fprintf(stderr, "pktdedup: EAL could not start (%s): most often another DPDK"
+		PD_LOG(ERR, "EAL could not start (%s): most often another DPDK"
 			" process uses the same file prefix; give each instance its own with the"
 			" EAL option --file-prefix NAME (docs/app.md)\n",
 			e == 0 ? "no reason given" : rte_strerror(e));
 	else
-		fprintf(stderr, "pktdedup: EAL: %s (see the EAL lines above; docs/app.md)\n",
+		PD_LOG(ERR, "EAL: %s (see the EAL lines above; docs/app.md)\n",
 			rte_strerror(e));
 }
 
@@ -252,7 +255,7 @@ static int parse_args(int argc, char **argv, int *sep)
 		}
 	for (int i = 1; i < *sep; i++)
 		if (strcmp(argv[i], "--pcap-in") == 0 || strncmp(argv[i], "--pcap-in=", 10) == 0) {
-			fprintf(stderr, "pktdedup: --pcap-in sets up EAL itself: give no EAL options"
+			PD_LOG(ERR, "--pcap-in sets up EAL itself: give no EAL options"
 				" (and no '--')\n");
 			return 2;
 		}
@@ -264,12 +267,12 @@ static int parse_args(int argc, char **argv, int *sep)
 	if (pd_app_parse(pargc, pargv, c) != 0)
 		return 2;
 	if (c->pcap_in != NULL && *sep >= 0) {
-		fprintf(stderr, "pktdedup: --pcap-in sets up EAL itself: give no EAL options"
+		PD_LOG(ERR, "--pcap-in sets up EAL itself: give no EAL options"
 			" (and no '--')\n");
 		return 2;
 	}
 	if (c->pcap_in == NULL && *sep < 0) {
-		fprintf(stderr, "pktdedup: give EAL options and '--' before pktdedup's options,"
+		PD_LOG(ERR, "give EAL options and '--' before pktdedup's options,"
 			" or --pcap-in FILE\ntry: pktdedup --help\n");
 		return 2;
 	}
@@ -287,7 +290,7 @@ static int preflight(void)
 	struct pd_error err;
 
 	if (pd_plan(&c->filter, plan, &err) != 0) {
-		fprintf(stderr, "pktdedup: %s: filter %s: %s\n", cli_param_option(err.msg),
+		PD_LOG(ERR, "%s: filter %s: %s\n", cli_param_option(err.msg),
 			pd_filter_type_name(c->filter.type), err.msg);
 		return 2;
 	}
@@ -295,7 +298,7 @@ static int preflight(void)
 		char desc[96], any[160];
 
 		pd_filter_params_describe(&plan->params, desc, sizeof(desc));
-		fprintf(stderr, "pktdedup: --filter %s (%s): predicted false-positive rate %.3g"
+		PD_LOG(ERR, "--filter %s (%s): predicted false-positive rate %.3g"
 			" (%s) is above the loss budget --fpr %g: that share of unique packets"
 			" would be dropped as copies. Give --fpr %.3g to accept it, change the"
 			" filter's parameters, or use %s\n", pd_filter_type_name(c->filter.type),
@@ -307,7 +310,7 @@ static int preflight(void)
 	if (pd_app_check_outputs(c) != 0 || pd_snap_lock() != 0)
 		return 1;
 	if (!c->seed_given && seed_from_getrandom(&c->filter.seed) != 0) {
-		fprintf(stderr, "pktdedup: getrandom: %s\n", strerror(errno));
+		PD_LOG(ERR, "getrandom: %s\n", strerror(errno));
 		return 1;
 	}
 	/* time: for a window, and for the exact filter's delays (its histogram) */
@@ -363,7 +366,7 @@ static void print_start(void)
 		snprintf(from, sizeof(from), "ports %d <-> %d", c->ports[0], c->ports[1]);
 	else
 		snprintf(from, sizeof(from), "port %d (single)", c->ports[0]);
-	fprintf(stderr, "pktdedup: %s, %u worker%s, dispatch %s; filter %s, %" PRIu64
+	PD_LOG(INFO, "%s, %u worker%s, dispatch %s; filter %s, %" PRIu64
 		" bytes per worker; key %s; action %s\n", from, pd_app.nworkers,
 		pd_app.nworkers > 1 ? "s" : "",
 		pd_app.nworkers == 1 ? "none (one worker)" :
@@ -371,9 +374,10 @@ static void print_start(void)
 		pd_app.dispatching ? "software (rings)" : "RSS",
 		pd_filter_type_name(fp->type), fp->memory_bytes, pd_key_mode_name(c->key.mode),
 		c->action == PD_ACTION_DROP ? "drop" : c->action == PD_ACTION_MARK ? "mark" : "count");
-	pd_stats_plan(stderr);
+	if (rte_log_can_log(pd_logtype, RTE_LOG_INFO))
+		pd_stats_plan(stderr);
 	if (PD_BENCH_STAGE)
-		fprintf(stderr, "pktdedup: BENCHMARK BUILD (-Dbench_stage=%s): no filter probe,"
+		PD_LOG(WARNING, "BENCHMARK BUILD (-Dbench_stage=%s): no filter probe,"
 			" nothing is deduplicated\n", PD_BENCH_STAGE_NAME(PD_BENCH_STAGE));
 }
 
@@ -430,7 +434,7 @@ static int finish(double secs_from)
 	if (pd_app.replay)
 		pd_replay_summary(stderr);
 	if (in_use != 0) {
-		fprintf(stderr, "pktdedup: error: %u mbufs still in use after the ports"
+		PD_LOG(ERR, "error: %u mbufs still in use after the ports"
 			" closed: a leak (or a PMD that keeps what it was sent, such as"
 			" net_ring with nobody reading its ring)\n", in_use);
 		status = 1;
@@ -440,7 +444,7 @@ static int finish(double secs_from)
 			  pd_app.replay ? pd_replay_tx_to() : "ports") != 0)
 		status = 1;
 	if (!pd_stats_accounted()) {
-		fprintf(stderr, "pktdedup: internal error: packets unaccounted for\n");
+		PD_LOG(ERR, "internal error: packets unaccounted for\n");
 		status = 1;
 	}
 	if (pd_app.replay && pd_replay_status() > status)
@@ -495,6 +499,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	stop_signals(0);
+	if (pd_app.replay) /* a replay's messages go to stderr, not to syslog */
+		rte_openlog_stream(stderr);
+	if (pd_app.cfg.quiet) /* errors and warnings only, whatever --log-level said */
+		rte_log_set_level(pd_logtype, RTE_LOG_WARNING);
 	clock_setup();
 	status = setup();
 	if (status == 0)
@@ -502,8 +510,7 @@ int main(int argc, char **argv)
 	if (status == 0 && pd_app.replay && pd_replay_open_output() != 0)
 		status = 1;
 	if (status == 0) {
-		if (!pd_app.cfg.quiet)
-			print_start();
+		print_start();
 		pd_stats_telemetry();
 		pd_stats_start();
 		t0 = pd_now_s();

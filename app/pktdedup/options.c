@@ -381,7 +381,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			cli_version();
 			exit(0);
 		case ':':
-			fprintf(stderr, "pktdedup: option %s needs a value\n", argv[optind - 1]);
+			PD_LOG(ERR, "option %s needs a value\n", argv[optind - 1]);
 			return -1;
 		default:
 			if (opt >= CLI_O_KEY && opt < CLI_O_KEY_END) {
@@ -393,7 +393,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 				c->seed_given |= opt == CLI_O_SEED;
 				break;
 			}
-			fprintf(stderr, "pktdedup: unknown option %s\ntry: pktdedup --help\n",
+			PD_LOG(ERR, "unknown option %s\ntry: pktdedup --help\n",
 				argv[optind - 1]);
 			return -1;
 		}
@@ -401,7 +401,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			return -1;
 	}
 	if (optind < argc) {
-		fprintf(stderr, "pktdedup: unexpected argument %s\ntry: pktdedup --help\n",
+		PD_LOG(ERR, "unexpected argument %s\ntry: pktdedup --help\n",
 			argv[optind]);
 		return -1;
 	}

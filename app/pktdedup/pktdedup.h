@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include <rte_common.h>
+#include <rte_log.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -197,6 +198,14 @@ struct pd_app {
 };
 
 extern struct pd_app pd_app;
+
+/*
+ * The app's messages: logtype "pktdedup" (EAL's --log-level pktdedup:debug ... :error;
+ * --quiet: warning), to stderr, and inline also to syslog as EAL's own. Errors are ERR,
+ * the start-up lines INFO.
+ */
+extern int pd_logtype;
+#define PD_LOG(level, ...) rte_log(RTE_LOG_##level, pd_logtype, "pktdedup: " __VA_ARGS__)
 /* The signal that asked to stop, 0 while running (set by the handler: a lock-free
  * atomic store is async-signal-safe). */
 extern _Atomic int pd_force_quit;

@@ -106,7 +106,7 @@ int pd_ports_choose(void)
 	/* ports: the pair, one port, or the default */
 	nb_ports = rte_eth_dev_count_avail();
 	if (nb_ports == 0) {
-		fprintf(stderr, "pktdedup: no ports (bind a NIC to DPDK, or give --vdev)\n");
+		PD_LOG(ERR, "no ports (bind a NIC to DPDK, or give --vdev)\n");
 		return 1;
 	}
 	if (c->nports == 0) {
@@ -116,7 +116,7 @@ int pd_ports_choose(void)
 	}
 	for (int i = 0; i < c->nports; i++) {
 		if (!rte_eth_dev_is_valid_port((uint16_t)c->ports[i])) {
-			fprintf(stderr, "pktdedup: --ports: port %d does not exist (%u ports)\n",
+			PD_LOG(ERR, "--ports: port %d does not exist (%u ports)\n",
 				c->ports[i], nb_ports);
 			return 2;
 		}
@@ -130,7 +130,7 @@ int pd_ports_choose(void)
 	}
 	if (c->dup_port >= 0) {
 		if (!rte_eth_dev_is_valid_port((uint16_t)c->dup_port)) {
-			fprintf(stderr, "pktdedup: --dup-port %d: no such port\n", c->dup_port);
+			PD_LOG(ERR, "--dup-port %d: no such port\n", c->dup_port);
 			return 2;
 		}
 		if (c->dup_port != c->ports[0] && c->dup_port != c->ports[1])
@@ -170,7 +170,7 @@ int pd_ports_setup(void)
 				 info.max_rx_queues >= pd_app.nworkers;
 		}
 		if (c->dispatch == PD_DISPATCH_RSS && !rss_ok) {
-			fprintf(stderr, "pktdedup: --dispatch rss: the ports cannot hash on the %s"
+			PD_LOG(ERR, "--dispatch rss: the ports cannot hash on the %s"
 				" key's fields with %u queues; use --dispatch software\n",
 				pd_key_mode_name(c->key.mode), pd_app.nworkers);
 			return 2;
@@ -190,7 +190,7 @@ int pd_ports_setup(void)
 						      RTE_MBUF_DEFAULT_BUF_SIZE,
 						      (int)rte_socket_id());
 		if (pd_app.pool == NULL) {
-			fprintf(stderr, "pktdedup: cannot create %u mbufs: %s\n", n,
+			PD_LOG(ERR, "cannot create %u mbufs: %s\n", n,
 				rte_strerror(rte_errno));
 			return 1;
 		}
@@ -210,7 +210,7 @@ int pd_ports_setup(void)
 		pd_app.time_dynfield = pd_app.time_src != PD_TIME_NONE ?
 			rte_mbuf_dynfield_register(&tf) : 0;
 		if (pd_app.hash_dynfield < 0 || pd_app.time_dynfield < 0) {
-			fprintf(stderr, "pktdedup: mbuf field: %s\n", rte_strerror(rte_errno));
+			PD_LOG(ERR, "mbuf field: %s\n", rte_strerror(rte_errno));
 			return 1;
 		}
 		for (unsigned i = 0; i < pd_app.nworkers; i++) {
@@ -220,7 +220,7 @@ int pd_ports_setup(void)
 			pd_app.w[i]->ring = rte_ring_create(name, 1024,
 				(int)rte_lcore_to_socket_id(pd_app.w[i]->lcore), RING_F_SC_DEQ);
 			if (pd_app.w[i]->ring == NULL) {
-				fprintf(stderr, "pktdedup: ring: %s\n", rte_strerror(rte_errno));
+				PD_LOG(ERR, "ring: %s\n", rte_strerror(rte_errno));
 				return 1;
 			}
 		}
@@ -237,7 +237,7 @@ int pd_ports_setup(void)
 			nrxq = 1; /* some PMDs need one RX queue; the dup port's is never polled */
 		rc = port_setup(ports[p], nrxq, pd_app.nworkers, rss, rss_hf);
 		if (rc != 0) {
-			fprintf(stderr, "pktdedup: port %u: setup failed: %s\n", ports[p],
+			PD_LOG(ERR, "port %u: setup failed: %s\n", ports[p],
 				rte_strerror(-rc));
 			return 1;
 		}

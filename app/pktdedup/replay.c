@@ -94,19 +94,19 @@ int pd_replay_open(void)
 	R.cap = BATCH_BYTES + (1u << 20);
 	R.arena = malloc(R.cap);
 	if (R.arena == NULL) {
-		fprintf(stderr, "pktdedup: replay: out of memory\n");
+		PD_LOG(ERR, "replay: out of memory\n");
 		return -1;
 	}
 	if (rio_in_open(c->pcap_in, &R.info) != 0)
 		return -1;
 	if (cli_link_from_dlt(R.info.linktype, &pd_app.cfg.key.link) != 0) {
-		fprintf(stderr, "pktdedup: --pcap-in %s: link type %s; the keys take "
+		PD_LOG(ERR, "--pcap-in %s: link type %s; the keys take "
 			CLI_LINK_TYPES "\n", c->pcap_in,
 			pcap_datalink_val_to_name(R.info.linktype));
 		return -1;
 	}
 	if (pd_app.cfg.key.link != PD_LINK_ETHERNET && pd_app.cfg.action == PD_ACTION_MARK) {
-		fprintf(stderr, "pktdedup: --pcap-in %s: --action mark rewrites Ethernet frames; "
+		PD_LOG(ERR, "--pcap-in %s: --action mark rewrites Ethernet frames; "
 			"this capture is %s\n", c->pcap_in,
 			pcap_datalink_val_to_name(R.info.linktype));
 		return -1;
@@ -401,7 +401,7 @@ int pd_replay_start(void)
 	R.t0 = R.shown = pd_now_s();
 	if (pd_app.nworkers > 1) {
 		if (pthread_barrier_init(&R.bar, NULL, pd_app.nworkers) != 0) {
-			fprintf(stderr, "pktdedup: replay: cannot make the workers' barrier\n");
+			PD_LOG(ERR, "replay: cannot make the workers' barrier\n");
 			return -1;
 		}
 		R.bar_made = 1;

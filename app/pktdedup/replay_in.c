@@ -314,13 +314,13 @@ int rio_in_open(const char *path, struct rio_in_info *info)
 
 	I.fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (I.fd < 0) {
-		fprintf(stderr, "pktdedup: --pcap-in %s: %s\n", path, strerror(errno));
+		PD_LOG(ERR, "--pcap-in %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	if (fstat(I.fd, &st) == 0 && S_ISREG(st.st_mode))
 		I.size = (uint64_t)st.st_size;
 	if (read_full(I.fd, I.magic, 4) != 0) {
-		fprintf(stderr, "pktdedup: --pcap-in %s: %s\n", path,
+		PD_LOG(ERR, "--pcap-in %s: %s\n", path,
 			errno ? strerror(errno) : "shorter than a pcap file header");
 		return -1;
 	}
@@ -331,12 +331,12 @@ int rio_in_open(const char *path, struct rio_in_info *info)
 	I.need = 8;
 	s = fopencookie(NULL, "rb", io);
 	if (s == NULL) {
-		fprintf(stderr, "pktdedup: --pcap-in %s: %s\n", path, strerror(errno));
+		PD_LOG(ERR, "--pcap-in %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	I.in = pcap_fopen_offline_with_tstamp_precision(s, PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	if (I.in == NULL) {
-		fprintf(stderr, "pktdedup: --pcap-in %s: %s\n", path, errbuf);
+		PD_LOG(ERR, "--pcap-in %s: %s\n", path, errbuf);
 		fclose(s);
 		return -1;
 	}
@@ -460,7 +460,7 @@ uint64_t rio_in_size(void)
 int rio_in_bpf(const char *expr)
 {
 	if (pcap_compile(I.in, &I.bpf, expr, 1, PCAP_NETMASK_UNKNOWN) != 0) {
-		fprintf(stderr, "pktdedup: --bpf '%s': %s\n", expr, pcap_geterr(I.in));
+		PD_LOG(ERR, "--bpf '%s': %s\n", expr, pcap_geterr(I.in));
 		return -1;
 	}
 	I.bpf_on = 1;

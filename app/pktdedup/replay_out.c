@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pktdedup.h"
 #include "replay_io.h"
 
 struct rio_sink;
@@ -46,12 +47,12 @@ static int pcap_open_sink(struct rio_sink *s, const struct rio_in_info *in)
 		in->nano ? PCAP_TSTAMP_PRECISION_NANO : PCAP_TSTAMP_PRECISION_MICRO);
 
 	if (dead == NULL) {
-		fprintf(stderr, "pktdedup: %s: out of memory\n", s->opt);
+		PD_LOG(ERR, "%s: out of memory\n", s->opt);
 		return -1;
 	}
 	s->dump = pcap_dump_open(dead, s->path);
 	if (s->dump == NULL)
-		fprintf(stderr, "pktdedup: %s %s: %s\n", s->opt, s->path, pcap_geterr(dead));
+		PD_LOG(ERR, "%s %s: %s\n", s->opt, s->path, pcap_geterr(dead));
 	pcap_close(dead); /* the dumper keeps what it needs */
 	return s->dump == NULL ? -1 : 0;
 }
@@ -116,7 +117,7 @@ static int ng_open(struct rio_sink *s, const struct rio_in_info *in)
 {
 	s->f = strcmp(s->path, "-") == 0 ? stdout : fopen(s->path, "wb");
 	if (s->f == NULL) {
-		fprintf(stderr, "pktdedup: %s %s: %s\n", s->opt, s->path, strerror(errno));
+		PD_LOG(ERR, "%s %s: %s\n", s->opt, s->path, strerror(errno));
 		return -1;
 	}
 	(void)setvbuf(s->f, NULL, _IOFBF, 1u << 20); /* fewer write calls; advice only */
@@ -212,7 +213,7 @@ struct rio_sink *rio_sink_open(const char *opt, const char *path, enum rio_forma
 	struct rio_sink *s = calloc(1, sizeof(*s));
 
 	if (s == NULL) {
-		fprintf(stderr, "pktdedup: %s: out of memory\n", opt);
+		PD_LOG(ERR, "%s: out of memory\n", opt);
 		return NULL;
 	}
 	if (fmt == RIO_SAME)
@@ -249,7 +250,7 @@ int rio_sink_close(struct rio_sink *s)
 		return 0;
 	rc = s->ops->close(s);
 	if (rc != 0)
-		fprintf(stderr, "pktdedup: error: %s %s: writing failed: %s\n", s->opt, s->path,
+		PD_LOG(ERR, "error: %s %s: writing failed: %s\n", s->opt, s->path,
 			strerror(errno));
 	free(s);
 	return rc;

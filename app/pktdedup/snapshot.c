@@ -59,15 +59,15 @@ static void make_tag(void)
 /* A snapshot that cannot be used: 0 to go on with empty filters, -1 to stop. */
 static int refuse(const char *why)
 {
-	fprintf(stderr, "pktdedup: snapshot %s refused: %s\n", pd_app.cfg.snapshot, why);
+	PD_LOG(ERR, "snapshot %s refused: %s\n", pd_app.cfg.snapshot, why);
 	pd_snapshot_free(loaded);
 	loaded = NULL;
 	if (!pd_app.cfg.snapshot_fresh) {
-		fprintf(stderr, "pktdedup: stopping (--snapshot-policy fresh would start with"
+		PD_LOG(ERR, "stopping (--snapshot-policy fresh would start with"
 			" empty filters and overwrite it)\n");
 		return -1;
 	}
-	fprintf(stderr, "pktdedup: --snapshot-policy fresh: starting with empty filters;"
+	PD_LOG(WARNING, "--snapshot-policy fresh: starting with empty filters;"
 		" the file will be overwritten\n");
 	return 0;
 }
@@ -92,12 +92,12 @@ int pd_snap_lock(void)
 	snprintf(lock, sizeof(lock), "%s.lock", real);
 	lock_fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lock_fd < 0) {
-		fprintf(stderr, "pktdedup: --snapshot %s: cannot open its lock %s: %s\n", path,
+		PD_LOG(ERR, "--snapshot %s: cannot open its lock %s: %s\n", path,
 			lock, strerror(errno));
 		return -1;
 	}
 	if (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
-		fprintf(stderr, "pktdedup: --snapshot %s: in use by another run (%s is locked):"
+		PD_LOG(ERR, "--snapshot %s: in use by another run (%s is locked):"
 			" two runs sharing one snapshot would overwrite each other's state\n",
 			path, lock);
 		close(lock_fd);
@@ -105,11 +105,11 @@ int pd_snap_lock(void)
 		return -1;
 	}
 	if (pd_snapshot_clean_stale(path, &files, &bytes, &err) != 0) {
-		fprintf(stderr, "pktdedup: %s\n", err.msg);
+		PD_LOG(ERR, "%s\n", err.msg);
 		return -1;
 	}
 	if (files != 0)
-		fprintf(stderr, "pktdedup: snapshot %s: removed %" PRIu64 " temporary file%s"
+		PD_LOG(NOTICE, "snapshot %s: removed %" PRIu64 " temporary file%s"
 			" (%" PRIu64 " bytes) left by runs that died while writing it\n", path,
 			files, files == 1 ? "" : "s", bytes);
 	return 0;
@@ -173,7 +173,7 @@ int pd_snap_prepare(void)
 	loaded = pd_snapshot_read(c->snapshot, &err);
 	if (loaded == NULL) {
 		if (err.code == PD_ENOENT) {
-			fprintf(stderr, "pktdedup: snapshot %s does not exist yet: starting with"
+			PD_LOG(INFO, "snapshot %s does not exist yet: starting with"
 				" empty filters\n", c->snapshot);
 			return 0;
 		}
@@ -220,7 +220,7 @@ int pd_snap_load(void)
 		pd_filter_stats(pd_app.w[i]->filter, &st);
 		keys += st.keys;
 	}
-	fprintf(stderr, "pktdedup: snapshot %s loaded: %u worker%s, %" PRIu64
+	PD_LOG(INFO, "snapshot %s loaded: %u worker%s, %" PRIu64
 		" keys seen before\n", pd_app.cfg.snapshot, pd_app.nworkers,
 		pd_app.nworkers == 1 ? "" : "s", keys);
 	pd_snapshot_free(loaded);
@@ -293,7 +293,7 @@ static int periodic(void)
 				break;
 			if (grow(s, s->need) != 0) {
 				atomic_store_explicit(&s->state, PD_SNAP_IDLE, memory_order_relaxed);
-				fprintf(stderr, "pktdedup: snapshot: cannot allocate %" PRIu64
+				PD_LOG(ERR, "snapshot: cannot allocate %" PRIu64
 					" bytes for worker %u's copy\n", s->need, i);
 				return -1;
 			}
@@ -303,7 +303,7 @@ static int periodic(void)
 		atomic_store_explicit(&s->state, PD_SNAP_IDLE, memory_order_relaxed);
 	}
 	if (pd_snapshot_write(pd_app.cfg.snapshot, tag, img, len, pd_app.nworkers, &err) != 0) {
-		fprintf(stderr, "pktdedup: snapshot: %s\n", err.msg);
+		PD_LOG(ERR, "snapshot: %s\n", err.msg);
 		return -1;
 	}
 	last_write_s = pd_now_s() - t0;
@@ -348,12 +348,12 @@ int pd_snap_start(void)
 		return 0;
 	for (unsigned i = 0; i < pd_app.nworkers; i++)
 		if (grow(&pd_app.w[i]->snap, pd_filter_state_size(pd_app.w[i]->filter)) != 0) {
-			fprintf(stderr, "pktdedup: snapshot: cannot allocate the copy buffers\n");
+			PD_LOG(ERR, "snapshot: cannot allocate the copy buffers\n");
 			return -1;
 		}
 	/* a control thread: on the CPUs the lcores leave free, named in ps */
 	if (rte_ctrl_thread_create(&thread, "pd-snapshot", NULL, snap_thread, NULL) != 0) {
-		fprintf(stderr, "pktdedup: snapshot: cannot start its thread\n");
+		PD_LOG(ERR, "snapshot: cannot start its thread\n");
 		return -1;
 	}
 	thread_running = 1;
@@ -379,10 +379,10 @@ int pd_snap_finish(void)
 			return 0; /* never started: nothing to save */
 	}
 	if (pd_snapshot_save(pd_app.cfg.snapshot, tag, f, pd_app.nworkers, &err) != 0) {
-		fprintf(stderr, "pktdedup: snapshot: %s\n", err.msg);
+		PD_LOG(ERR, "snapshot: %s\n", err.msg);
 		rc = -1;
 	} else {
-		fprintf(stderr, "pktdedup: snapshot %s written (%u worker%s)\n",
+		PD_LOG(INFO, "snapshot %s written (%u worker%s)\n",
 			pd_app.cfg.snapshot, pd_app.nworkers, pd_app.nworkers == 1 ? "" : "s");
 	}
 	for (unsigned i = 0; i < pd_app.nworkers; i++) {

@@ -229,7 +229,7 @@ int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const ch
 	int rc;
 
 	if (o == NULL) {
-		fprintf(stderr, "pktdedup: --stats-json %s: %s\n", path, strerror(errno));
+		PD_LOG(ERR, "--stats-json %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	pd_counters_sum(&t);
@@ -294,7 +294,7 @@ int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const ch
 		rc = -1;
 	}
 	if (rc != 0)
-		fprintf(stderr, "pktdedup: --stats-json %s: writing failed: %s\n", path,
+		PD_LOG(ERR, "--stats-json %s: writing failed: %s\n", path,
 			strerror(errno));
 	return rc;
 }
