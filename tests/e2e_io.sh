@@ -80,6 +80,15 @@ cmp <(tail -c +25 seclen-out.pcapng) <(tail -c +25 want.pcapng) &&
 	[ "$(xxd -s 16 -l 8 -p seclen-out.pcapng)" = ffffffffffffffff ] ||
 	fail "a section length given: not replaced by -1"
 echo "ok: a section length given in the input is written as not given (-1)"
+# simple packet blocks (no time, no interface): written back as such, the same frames
+editcap -F pcapng "$in" one.pcapng
+$tool ngspb one.pcapng spb.pcapng
+"$bin" --pcap-in spb.pcapng --pcap-out spb-out.pcapng "${l2[@]}"
+editcap -D 1000000 one.pcapng one-want.pcapng >/dev/null 2>&1
+cmp <($tool ngpackets spb-out.pcapng | awk '{print $1, $2, $3}') \
+	<($tool ngpackets one-want.pcapng | awk '{print "spb", $5, $6}') ||
+	fail "simple packet blocks: not editcap -D's frames"
+echo "ok: simple packet blocks come back as simple blocks, editcap -D's frames"
 
 # 3. --out-format
 "$bin" --pcap-in dups.pcapng --pcap-out got.pcap --out-format pcap "${l2[@]}"

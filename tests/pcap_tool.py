@@ -16,6 +16,7 @@ with pktdedup):
                                                   raw timestamp, lengths, data and options
     pcap_tool.py ngblocks FILE                    pcapng: every block, type and body
     pcap_tool.py ngswap IN OUT                    pcapng: IN in the other byte order
+    pcap_tool.py ngspb IN OUT                     pcapng: IN's packets as simple blocks
     pcap_tool.py corpus OUTDIR NSEL FILE...       one file per frame and selector byte
                                                   0..NSEL-1: the byte, a link byte (0
                                                   Ethernet; 3 raw IP, the frame without
@@ -69,7 +70,7 @@ def ng_packets(path):
                         body[20 + pad:].hex()))
         elif t == NG_SPB:
             ln = struct.unpack(end + "I", body[:4])[0]
-            out.append(("spb", ln, body[4:].hex()))
+            out.append(("spb", ln, body[4:4 + ln].hex()))  # without the padding
     return out
 
 
@@ -195,6 +196,18 @@ def main():
     elif cmd == "ngblocks":
         for t, body, end in ng_blocks(open(sys.argv[2], "rb").read()):
             print("%#x" % t, end, body.hex())
+    elif cmd == "ngspb":
+        # IN's enhanced packet blocks as simple packet blocks (no interface, time or
+        # options; one-interface files)
+        out = b""
+        for t, body, end in ng_blocks(open(sys.argv[2], "rb").read()):
+            if t == NG_EPB:
+                iface, hi, lo, cap, ln = struct.unpack(end + "5I", body[:20])
+                t, body = NG_SPB, struct.pack(end + "I", ln) + body[20:20 + ((cap + 3) & ~3)]
+            out += struct.pack(end + "II", t, len(body) + 12) + body + \
+                struct.pack(end + "I", len(body) + 12)
+        with open(sys.argv[3], "wb") as fh:
+            fh.write(out)
     elif cmd == "ngswap":
         with open(sys.argv[3], "wb") as fh:
             fh.write(ng_swap(open(sys.argv[2], "rb").read()))

@@ -183,7 +183,6 @@ struct pd_app {
 	int time_dynfield;          /* mbuf offset of the packet's time (dispatch, timed) */
 	enum pd_time_src time_src;
 	int replay;                 /* --pcap-in: replay.c's loop, no ports */
-	int replay_nano;            /* the input's timestamps are ns (the output keeps it) */
 	int want_delay;             /* the filter reports delays: fill the histogram */
 	uint64_t tsc_ns_mult;       /* ns = (tsc * mult >> 32) + offset: wall-clock ns, so */
 	uint64_t tsc_ns_offset;     /* that times in a snapshot survive a reboot */

@@ -35,8 +35,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <rte_prefetch.h>
-
 #include "../common/link.h"
 #include "pktdedup.h"
 #include "replay_io.h"
@@ -113,7 +111,6 @@ int pd_replay_open(void)
 	}
 	if (c->bpf != NULL && rio_in_bpf(c->bpf) != 0)
 		return -2;
-	pd_app.replay_nano = R.info.nano;
 	R.progress = !c->quiet && isatty(STDERR_FILENO);
 	return 0;
 }

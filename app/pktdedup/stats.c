@@ -290,9 +290,8 @@ int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const ch
 	json_close(&j);
 	json_close(&j);
 	rc = json_end(&j);
-	if (o != stdout && fclose(o) != 0 && rc == 0) {
-		rc = -1;
-	}
+	if (o != stdout && fclose(o) != 0 && rc == 0)
+		rc = -1; /* errno: fclose's */
 	if (rc != 0)
 		PD_LOG(ERR, "--stats-json %s: writing failed: %s\n", path,
 			strerror(errno));
