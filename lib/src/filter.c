@@ -265,11 +265,23 @@ int pd_filter_reports_delay(const struct pd_filter *f)
 	return f->ops->burst_delay != NULL;
 }
 
+/*
+ * State far beyond the caches: each key's first line is prefetched as soon as the key is
+ * hashed, so the hashing of the rest of the chunk hides the memory's latency (the probe
+ * pass prefetches again, at no cost). qhtlru, 64 MiB, 20M 8-byte keys in bursts of 32
+ * (scripts/bench_member.sh --rounds 5): 13.9 -> 13.2 ns/key, qqhtd 12.1 -> 10.8.
+ */
+static void (*early_prefetch(const struct pd_filter *f))(const struct pd_filter *, uint64_t)
+{
+	return f->footprint_bytes > f->far_bytes ? f->ops->prefetch : NULL;
+}
+
 void pd_filter_burst_u64(struct pd_filter *f, const uint64_t *keys, const uint64_t *ts,
 			 uint8_t *verdicts, size_t n)
 {
 	uint64_t h[PD_BURST_MAX];
 	const uint64_t seed = f->params.seed;
+	void (*pf)(const struct pd_filter *, uint64_t) = early_prefetch(f);
 
 	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
 		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
@@ -281,6 +293,8 @@ void pd_filter_burst_u64(struct pd_filter *f, const uint64_t *keys, const uint64
 			le = __builtin_bswap64(le);
 #endif
 			h[j] = XXH3_64bits_withSeed(&le, sizeof(le), seed);
+			if (pf != NULL)
+				pf(f, h[j]);
 		}
 		burst_chunk(f, h, ts ? ts + i : NULL, verdicts + i, NULL, c);
 	}
@@ -290,12 +304,16 @@ void pd_filter_burst(struct pd_filter *f, const void *const *keys, const uint32_
 		     const uint64_t *ts, uint8_t *verdicts, size_t n)
 {
 	uint64_t h[PD_BURST_MAX];
+	void (*pf)(const struct pd_filter *, uint64_t) = early_prefetch(f);
 
 	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
 		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
 
-		for (unsigned j = 0; j < c; j++)
+		for (unsigned j = 0; j < c; j++) {
 			h[j] = hash_bytes(f, keys[i + j], lens[i + j]);
+			if (pf != NULL)
+				pf(f, h[j]);
+		}
 		burst_chunk(f, h, ts ? ts + i : NULL, verdicts + i, NULL, c);
 	}
 }

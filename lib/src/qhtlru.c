@@ -19,8 +19,8 @@
  *
  * Lane i holds bits [i*f, i*f + f) of the row read as a 512-bit little-endian number
  * (bit k is bit k % 64 of word k / 64). The lookup compares fp against every lane at
- * once: AVX-512 (8 lanes per permute, shift, compare), AVX2 (4 lanes), or the portable
- * scalar loop; the variant is chosen once at create by the CPU, and every variant gives
+ * once: AVX-512 with VBMI (16 lanes per byte permute, shift, compare; f <= 25), AVX-512F
+ * (8 lanes per permute), AVX2 (4 lanes), or the portable scalar loop; the variant is chosen once at create by the CPU, and every variant gives
  * the same lane (tests/test_qhtlru.c runs each the CPU has on the same rows).
  */
 #include <stdlib.h>
@@ -38,6 +38,8 @@
 #define QL_WORDS 8
 #define QL_GROUPS8 8  /* groups of 8 lanes: b <= 64 */
 #define QL_GROUPS4 16 /* groups of 4 lanes */
+#define QL_GROUPS16 4 /* groups of 16 lanes: b <= 64 */
+#define QL_VBMI_MAX_F 25 /* a lane within 4 bytes whatever its bit offset: f + 7 <= 32 */
 
 struct qhtlru {
 	struct pd_filter base;
@@ -63,6 +65,10 @@ struct qhtlru {
 	uint32_t idx4[QL_GROUPS4][8] PD_ALIGNED;
 	uint32_t hi4[QL_GROUPS4][8] PD_ALIGNED; /* all ones: that dword comes from the high half */
 	uint64_t sh4[QL_GROUPS4][4] PD_ALIGNED;
+	/* AVX-512 VBMI (f <= 25): for lane 16g + t, the 4 row bytes from the lane's first
+	 * into dword t of group g (one vpermb a group), then a right shift by bit % 8 */
+	uint8_t idxb[QL_GROUPS16][64] PD_ALIGNED;
+	uint32_t shb[QL_GROUPS16][16] PD_ALIGNED;
 	uint64_t valid; /* bit i: lane i exists (b lanes) */
 	/* the update's masks for removing lane j: the lanes below it (kept in place) and
 	 * lanes j .. b-2 (filled from the row shifted down one lane); 8 KiB, in L1 */
@@ -107,13 +113,13 @@ static inline int ql_step_scalar(const struct qhtlru *q, uint64_t *row, uint64_t
 
 #ifdef QL_X86
 /* The AVX-512 lookup's tables in registers: loaded once a burst, not once a key. */
-struct ql_regs512 {
+struct ql_regs_avx512 {
 	__m512i idx[QL_GROUPS8], sh[QL_GROUPS8], mask, topl, topr, base, below_top;
 };
 
 #define QL_AVX512 __attribute__((target("avx512f"), always_inline)) static inline
 
-QL_AVX512 void ql_regs512_load(const struct qhtlru *q, struct ql_regs512 *k, unsigned groups)
+QL_AVX512 void ql_regs_avx512_load(const struct qhtlru *q, struct ql_regs_avx512 *k, unsigned groups)
 {
 	for (unsigned g = 0; g < groups; g++) {
 		k->idx[g] = _mm512_load_si512((const void *)q->idx8[g]);
@@ -127,7 +133,7 @@ QL_AVX512 void ql_regs512_load(const struct qhtlru *q, struct ql_regs512 *k, uns
 }
 
 /* Bit i set: lane i of row r equals fp (8 lanes a permute, shift, compare). */
-QL_AVX512 uint64_t ql_hits_avx512(const struct qhtlru *q, const struct ql_regs512 *k,
+QL_AVX512 uint64_t ql_hits_avx512(const struct qhtlru *q, const struct ql_regs_avx512 *k,
 				  unsigned groups, __m512i r, __m512i fpv)
 {
 	uint64_t hits = 0;
@@ -145,10 +151,10 @@ __attribute__((target("avx512f"))) static int ql_find_avx512(const struct qhtlru
 							     const uint64_t *row, uint64_t fp)
 {
 	const unsigned groups = (q->b + 7) / 8;
-	struct ql_regs512 k;
+	struct ql_regs_avx512 k;
 	uint64_t hits;
 
-	ql_regs512_load(q, &k, groups);
+	ql_regs_avx512_load(q, &k, groups);
 	hits = ql_hits_avx512(q, &k, groups, _mm512_loadu_si512((const void *)row),
 			      _mm512_set1_epi64((long long)fp));
 
@@ -206,7 +212,7 @@ __attribute__((target("avx2"))) static inline int ql_step_avx2(const struct qhtl
  * ql_move (the row shifted down one lane is the row shifted right by f bits, each word
  * taking the next one's low bits), one 64-byte store. Measured in docs/filters.md.
  */
-QL_AVX512 int ql_step_avx512(const struct qhtlru *q, const struct ql_regs512 *k,
+QL_AVX512 int ql_step_avx512(const struct qhtlru *q, const struct ql_regs_avx512 *k,
 			    unsigned groups, uint64_t *row, uint64_t fp)
 {
 	const __m512i r = _mm512_loadu_si512((const void *)row);
@@ -234,22 +240,24 @@ QL_AVX512 int ql_step_avx512(const struct qhtlru *q, const struct ql_regs512 *k,
 	return hits != 0;
 }
 
-/* One probe loop per group count: the compiler unrolls the lookup and keeps its tables
- * in registers (b = 20: 3 groups). */
-#define QL_PROBE512(G)                                                                      \
-	__attribute__((target("avx512f"))) static void ql_probe_avx512_##G(                 \
-		const struct qhtlru *q, uint64_t *const *row, const uint64_t *fp, uint8_t *v,  \
+/* One probe loop per SIMD variant (var: avx512 or vbmi, with its target, register tables
+ * and step) and group count G: the compiler unrolls the lookup and keeps its tables in
+ * registers (b = 20: 3 groups of 8 lanes, 2 of 16). */
+#define QL_PROBE_SIMD(var, target_, G)                                                      \
+	__attribute__((target(target_))) static void ql_probe_##var##_##G(                  \
+		const struct qhtlru *q, uint64_t *const *row, const uint64_t *fp, uint8_t *v, \
 		unsigned n, unsigned ahead, bool far)                                       \
 	{                                                                                   \
-		struct ql_regs512 k;                                                        \
+		struct ql_regs_##var k;                                                     \
                                                                                             \
-		ql_regs512_load(q, &k, G);                                                  \
+		ql_regs_##var##_load(q, &k, G);                                             \
 		for (unsigned i = 0; i < n; i++) {                                          \
 			if (i + ahead < n)                                                  \
 				pd_prefetch_w(far, row[i + ahead]);                         \
-			v[i] = (uint8_t)ql_step_avx512(q, &k, G, row[i], fp[i]);            \
+			v[i] = (uint8_t)ql_step_##var(q, &k, G, row[i], fp[i]);             \
 		}                                                                           \
 	}
+#define QL_PROBE512(G) QL_PROBE_SIMD(avx512, "avx512f", G)
 QL_PROBE512(1)
 QL_PROBE512(2)
 QL_PROBE512(3)
@@ -264,6 +272,92 @@ static void (*const ql_probes512[QL_GROUPS8])(const struct qhtlru *, uint64_t *c
 					       bool) = {
 	ql_probe_avx512_1, ql_probe_avx512_2, ql_probe_avx512_3, ql_probe_avx512_4,
 	ql_probe_avx512_5, ql_probe_avx512_6, ql_probe_avx512_7, ql_probe_avx512_8,
+};
+
+/*
+ * AVX-512 with VBMI and VBMI2 (Ice Lake, Zen 4), for f <= 25: 16 lanes a group, each
+ * gathered as a dword by one byte permute (vpermb) and shifted by its bit % 8, so b = 20
+ * takes 2 groups where the AVX-512F lookup takes 3 of 8 lanes. The move takes its masks
+ * from the keep/mid tables (an L1 load indexed by the lane) and the row shifted down one
+ * lane from one concatenating shift (vpshrdvq); the new fingerprint's bits are made from
+ * fp alone, off the row's chain. Measured in docs/filters.md ("qhtlru's cost").
+ */
+#define QL_VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2"), \
+				always_inline)) static inline
+struct ql_regs_vbmi {
+	__m512i idx[QL_GROUPS16], sh[QL_GROUPS16], mask, topl, topr, fcnt;
+};
+
+QL_VBMI void ql_regs_vbmi_load(const struct qhtlru *q, struct ql_regs_vbmi *k, unsigned groups)
+{
+	for (unsigned g = 0; g < groups; g++) {
+		k->idx[g] = _mm512_load_si512((const void *)q->idxb[g]);
+		k->sh[g] = _mm512_load_si512((const void *)q->shb[g]);
+	}
+	k->mask = _mm512_set1_epi32((int)q->fpmax);
+	k->topl = _mm512_load_si512((const void *)q->topl);
+	k->topr = _mm512_load_si512((const void *)q->topr);
+	k->fcnt = _mm512_set1_epi64((long long)q->f);
+}
+
+/* Bit i set: lane i of row r equals fp. */
+QL_VBMI uint64_t ql_hits_vbmi(const struct qhtlru *q, const struct ql_regs_vbmi *k,
+			      unsigned groups, __m512i r, __m512i fpv)
+{
+	uint64_t hits = 0;
+
+	for (unsigned g = 0; g < groups; g++) {
+		__m512i v = _mm512_permutexvar_epi8(k->idx[g], r);
+
+		v = _mm512_and_si512(_mm512_srlv_epi32(v, k->sh[g]), k->mask);
+		hits |= (uint64_t)_mm512_cmpeq_epi32_mask(v, fpv) << (16 * g);
+	}
+	return hits & q->valid;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2"))) static int
+ql_find_vbmi(const struct qhtlru *q, const uint64_t *row, uint64_t fp)
+{
+	const unsigned groups = (q->b + 15) / 16;
+	struct ql_regs_vbmi k;
+	uint64_t hits;
+
+	ql_regs_vbmi_load(q, &k, groups);
+	hits = ql_hits_vbmi(q, &k, groups, _mm512_loadu_si512((const void *)row),
+			    _mm512_set1_epi32((int)fp));
+	return hits != 0 ? __builtin_ctzll(hits) : -1;
+}
+
+QL_VBMI int ql_step_vbmi(const struct qhtlru *q, const struct ql_regs_vbmi *k, unsigned groups,
+			 uint64_t *row, uint64_t fp)
+{
+	const __m512i fpq = _mm512_set1_epi64((long long)fp);
+	const __m512i top = _mm512_or_si512(_mm512_sllv_epi64(fpq, k->topl),
+					    _mm512_srlv_epi64(fpq, k->topr));
+	const __m512i r = _mm512_loadu_si512((const void *)row);
+	const uint64_t hits = ql_hits_vbmi(q, k, groups, r, _mm512_set1_epi32((int)fp));
+	const unsigned j = (hits & q->movable) != 0 ? (unsigned)__builtin_ctzll(hits) : 0;
+	const __m512i next = _mm512_alignr_epi64(_mm512_setzero_si512(), r, 1); /* r[w + 1] */
+	const __m512i down = _mm512_shrdv_epi64(r, next, k->fcnt);
+	/* (down & mid) | top, then (r & keep) | that */
+	const __m512i hi = _mm512_ternarylogic_epi64(down, _mm512_load_si512(
+		(const void *)q->mid[j]), top, 0xEA);
+
+	_mm512_storeu_si512((void *)row, _mm512_ternarylogic_epi64(
+		r, _mm512_load_si512((const void *)q->keep[j]), hi, 0xEA));
+	return hits != 0;
+}
+
+#define QL_PROBEB(G) QL_PROBE_SIMD(vbmi, "avx512f,avx512bw,avx512vbmi,avx512vbmi2", G)
+QL_PROBEB(1)
+QL_PROBEB(2)
+QL_PROBEB(3)
+QL_PROBEB(4)
+
+static void (*const ql_probesb[QL_GROUPS16])(const struct qhtlru *, uint64_t *const *,
+					     const uint64_t *, uint8_t *, unsigned, unsigned,
+					     bool) = {
+	ql_probe_vbmi_1, ql_probe_vbmi_2, ql_probe_vbmi_3, ql_probe_vbmi_4,
 };
 #endif
 
@@ -297,6 +391,12 @@ static void ql_tables(struct qhtlru *q)
 		q->hi4[i / 4][2 * (i % 4)] = d >= 8 ? ~0u : 0;
 		q->hi4[i / 4][2 * (i % 4) + 1] = d1 >= 8 ? ~0u : 0;
 		q->sh4[i / 4][i % 4] = bit & 31;
+		for (unsigned k = 0; k < 4; k++) {
+			unsigned byte = (bit >> 3) + k;
+
+			q->idxb[i / 16][4 * (i % 16) + k] = (uint8_t)(byte < 64 ? byte : 63);
+		}
+		q->shb[i / 16][i % 16] = bit & 7;
 	}
 	q->valid = q->b == 64 ? ~0ULL : (1ULL << q->b) - 1;
 	for (unsigned w = 0; w < QL_WORDS; w++) {
@@ -322,6 +422,10 @@ int pd_qhtlru_variant_supported(enum pd_qhtlru_variant v)
 		return __builtin_cpu_supports("avx2");
 	case PD_QHTLRU_AVX512:
 		return __builtin_cpu_supports("avx512f");
+	case PD_QHTLRU_VBMI:
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+		       __builtin_cpu_supports("avx512vbmi") &&
+		       __builtin_cpu_supports("avx512vbmi2");
 #endif
 	default:
 		return 0;
@@ -337,6 +441,14 @@ int pd_qhtlru_set_variant(struct pd_filter *f, enum pd_qhtlru_variant v)
 	q->variant = v;
 	switch (v) {
 #ifdef QL_X86
+	case PD_QHTLRU_VBMI:
+		if (q->f <= QL_VBMI_MAX_F) {
+			q->find = ql_find_vbmi;
+			q->probe = ql_probesb[(q->b + 15) / 16 - 1];
+			break;
+		}
+		/* wider lanes straddle 4 bytes: AVX-512F's lookup (VBMI implies it) */
+		/* fall through */
 	case PD_QHTLRU_AVX512:
 		q->find = ql_find_avx512;
 		q->probe = ql_probes512[(q->b + 7) / 8 - 1];
@@ -516,7 +628,8 @@ struct pd_filter *pd_qhtlru_create_rows(const struct pd_filter_params *p, bool l
 	}
 	ql_tables(q);
 	/* the widest the CPU has: each gives the same lanes (tests/test_qhtlru.c) */
-	if (pd_qhtlru_set_variant(&q->base, PD_QHTLRU_AVX512) != 0 &&
+	if (pd_qhtlru_set_variant(&q->base, PD_QHTLRU_VBMI) != 0 &&
+	    pd_qhtlru_set_variant(&q->base, PD_QHTLRU_AVX512) != 0 &&
 	    pd_qhtlru_set_variant(&q->base, PD_QHTLRU_AVX2) != 0)
 		(void)pd_qhtlru_set_variant(&q->base, PD_QHTLRU_SCALAR);
 	q->base.memory_bits = q->n * q->b * q->f;

@@ -12,7 +12,8 @@
 
 struct pd_filter;
 
-enum pd_qhtlru_variant { PD_QHTLRU_SCALAR, PD_QHTLRU_AVX2, PD_QHTLRU_AVX512,
+/* VBMI: AVX-512 with VBMI and VBMI2, its own lookup for f <= 25 (AVX-512F's above) */
+enum pd_qhtlru_variant { PD_QHTLRU_SCALAR, PD_QHTLRU_AVX2, PD_QHTLRU_AVX512, PD_QHTLRU_VBMI,
 			 PD_QHTLRU_VARIANTS };
 
 /* Whether this CPU (and build) has the variant. */
