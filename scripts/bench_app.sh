@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# One worker's forwarding rate against dpdk-testpmd --forward-mode=io, side by side on
-# the same vdev: net_pcap replaying 65,536 different 64-byte UDP/IPv4 frames from memory
-# in a loop (infinite_rx; TX without a file drops). pktdedup runs with dedup on and
-# --action count (it forwards every packet, as testpmd does). REPS alternating runs of
-# SECS seconds each; medians and the ratio. A benchmark, not a test; dpdk-testpmd comes
-# with Debian's dpdk-dev.
+# pktdedup's cost per packet over dpdk-testpmd --forward-mode=io, one worker, side by
+# side on the same vdev: net_pcap replaying 65,536 different 64-byte UDP/IPv4 frames from
+# memory in a loop (infinite_rx; TX without a file drops). pktdedup runs with dedup on
+# and --action count (it forwards every packet, as testpmd does). Each of REPS rounds runs
+# testpmd, then pktdedup, SECS seconds each, then tests/bench/bench_isolated on the same
+# frames: the key, its hash and the filter alone (thread CPU time). Prints medians:
+# each program's ns/packet, what pktdedup adds over testpmd, and the isolated costs
+# with their sum (docs/speed.md). A benchmark, not a test; dpdk-testpmd comes with
+# Debian's dpdk-dev.
 #   bash scripts/bench_app.sh [SECS] [REPS] [pktdedup options...]
+# Options must include --key, --filter and --memory (default: --key flow --filter
+# qhtlru --memory 64M, the app's default filter): bench_isolated takes the same.
 # With VDEV=null both run on net_null instead (64-byte frames of zero bytes, never
-# written by the PMD: flow keys find nothing to parse; use --key packet there).
+# written by the PMD: flow keys find nothing to parse; use --key packet there; the
+# isolated costs are then measured on a frame of 64 zero bytes).
 # With HUGE=1 both run on 2 MiB hugepages, as on a NIC (reserve 1024 first: docs/speed.md).
 # With VS="more options" in the environment each round also runs pktdedup with those
 # options added (e.g. VS="--window 1ms"): the ratio of the two is printed too.
-# With STAGES=1 each round also runs four benchmark builds of pktdedup (meson
-# -Dbench_stage, in build-stage-*/) that stop each packet's work after forwarding, the
-# key, its hash, or the prefetch of its filter row, with no filter probe: what each stage
-# costs, and the ratio each would leave (docs/speed.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
@@ -24,13 +26,33 @@ secs=${1:-5}
 reps=${2:-3}
 shift $(($# >= 2 ? 2 : $#))
 extra=("$@")
-[ ${#extra[@]} -eq 0 ] && extra=(--filter qqhtd --memory 64M --key flow)
+[ ${#extra[@]} -eq 0 ] && extra=(--filter qhtlru --memory 64M --key flow)
+opt() { # the value of option $1 in extra
+	local i
+	for ((i = 0; i + 1 < ${#extra[@]}; i++)); do
+		[ "${extra[i]}" = "$1" ] && { echo "${extra[i + 1]}"; return; }
+	done
+	echo "bench_app.sh: give $1 (bench_isolated measures the same key, filter and memory)" >&2
+	exit 2
+}
+key=$(opt --key)
+filter=$(opt --filter)
+memory=$(opt --memory)
+bytes=$(awk -v m="$memory" 'BEGIN { n = m + 0; u = toupper(substr(m, length(m)));
+	if (u == "K") n *= 1024; else if (u == "M") n *= 1048576; else if (u == "G") n *= 1073741824;
+	printf "%d", n }')
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "/var/run/dpdk/bench$$"' EXIT # EAL leaves its runtime directory
 pcap=$tmp/udp64.pcap
 python3 scripts/gen_udp_pcap.py "$pcap" 65536
 vdev="net_pcap0,rx_pcap=$pcap,infinite_rx=1"
-[ "${VDEV:-pcap}" = null ] && vdev=net_null0 # frames of 64 zero bytes: see docs/speed.md
+if [ "${VDEV:-pcap}" = null ]; then
+	vdev=net_null0 # frames of 64 zero bytes: see docs/speed.md
+	pcap=$tmp/zero64.pcap # what bench_isolated keys: the same bytes
+	printf '\xd4\xc3\xb2\xa1\x02\x00\x04\x00\0\0\0\0\0\0\0\0\xff\xff\0\0\x01\0\0\0' >"$pcap"
+	printf '\0\0\0\0\0\0\0\0\x40\0\0\0\x40\0\0\0' >>"$pcap"
+	head -c 64 /dev/zero >>"$pcap"
+fi
 eal=(--no-huge -m 1024 --no-pci --no-telemetry --log-level '*:error')
 if [ "${HUGE:-0}" = 1 ]; then
 	free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
@@ -42,15 +64,6 @@ if [ "${HUGE:-0}" = 1 ]; then
 	eal=(--in-memory -m 1024 --no-pci --no-telemetry --log-level '*:error')
 fi
 read -ra vs <<<"${VS:-}"
-stages=()
-if [ "${STAGES:-0}" = 1 ]; then
-	stages=(forward key hash prefetch)
-	for st in "${stages[@]}"; do
-		[ -f "build-stage-$st/build.ninja" ] ||
-			meson setup -Dbench_stage="$st" -Dtests=false "build-stage-$st" >/dev/null
-		ninja -C "build-stage-$st" app/pktdedup/pktdedup >/dev/null
-	done
-fi
 rate_pktdedup() { # binary, more options...
 	local bin=$1
 	shift
@@ -71,7 +84,7 @@ echo "pktdedup options: --action count ${extra[*]}${VS:+; VS adds: ${vs[*]}}"
 p=()
 t=()
 v=()
-declare -A sr # stage -> its rates, space-separated
+iso=()
 for r in $(seq "$reps"); do
 	t+=("$(rate_testpmd)")
 	p+=("$(rate_pktdedup build/app/pktdedup/pktdedup)")
@@ -80,30 +93,23 @@ for r in $(seq "$reps"); do
 		v+=("$(rate_pktdedup build/app/pktdedup/pktdedup "${vs[@]}")")
 		line="$line, with ${vs[*]} ${v[-1]} Mpps"
 	fi
-	for st in "${stages[@]}"; do
-		x=$(rate_pktdedup "build-stage-$st/app/pktdedup/pktdedup")
-		sr[$st]="${sr[$st]:-} $x"
-		line="$line, $st $x"
-	done
-	echo "$line"
+	iso+=("$(taskset -c 1 build/tests/bench_isolated "$pcap" 20000000 1 "$key" "$filter" "$bytes")")
+	echo "$line; ${iso[-1]#isolated: }"
 done
 med() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+field() { # the median of isolated field $1 over the rounds
+	local x=() l
+	for l in "${iso[@]}"; do x+=("$(sed -n "s/.* $1 \([0-9.]*\) .*/\1/p" <<<"$l")"); done
+	med "${x[@]}"
+}
 mt=$(med "${t[@]}")
 mp=$(med "${p[@]}")
 echo "median: testpmd $mt Mpps, pktdedup $mp Mpps, ratio $(ratio "$mp" "$mt")"
-if [ ${#stages[@]} -ne 0 ]; then
-	# ns a packet of each stage over the one before, from the medians
-	prev=""
-	for st in "${stages[@]}" full; do
-		if [ "$st" = full ]; then m=$mp; else read -ra xs <<<"${sr[$st]}"; m=$(med "${xs[@]}"); fi
-		awk -v s="$st" -v m="$m" -v t="$mt" -v p="$prev" 'BEGIN {
-			printf "stage %-8s %s Mpps, ratio %.2f, %.1f ns/packet", s, m, m / t, 1e3 / m
-			if (p != "") printf " (+%.1f)", 1e3 / m - 1e3 / p
-			printf "\n" }'
-		prev=$m
-	done
-fi
+awk -v t="$mt" -v p="$mp" -v k="$(field key)" -v h="$(field hash)" -v f="$(field filter)" 'BEGIN {
+	printf "| testpmd ns/packet | pktdedup ns/packet | added | isolated: key | hash | filter | sum |\n"
+	printf "| %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
+		1e3 / t, 1e3 / p, 1e3 / p - 1e3 / t, k, h, f, k + h + f }'
 if [ ${#vs[@]} -ne 0 ]; then
 	mv=$(med "${v[@]}")
 	echo "median with ${vs[*]}: $mv Mpps, ratio to testpmd $(ratio "$mv" "$mt"), to pktdedup without $(ratio "$mv" "$mp")"

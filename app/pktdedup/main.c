@@ -376,9 +376,6 @@ static void print_start(void)
 		c->action == PD_ACTION_DROP ? "drop" : c->action == PD_ACTION_MARK ? "mark" : "count");
 	if (rte_log_can_log(pd_logtype, RTE_LOG_INFO))
 		pd_stats_plan(stderr);
-	if (PD_BENCH_STAGE)
-		PD_LOG(WARNING, "BENCHMARK BUILD (-Dbench_stage=%s): no filter probe,"
-			" nothing is deduplicated\n", PD_BENCH_STAGE_NAME(PD_BENCH_STAGE));
 }
 
 /* Run the workers until the input ends (replay) or a signal; 0 or 1. */

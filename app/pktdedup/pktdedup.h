@@ -27,17 +27,6 @@
 #define PD_APP_SCRATCH_LEN 65536
 #define PD_APP_KEYBUF_LEN RTE_ALIGN_CEIL(PD_KEY_BUF_LEN(PD_APP_SCRATCH_LEN), 64)
 
-/*
- * Benchmark builds (meson -Dbench_stage; docs/speed.md): 0 in a real build. Otherwise
- * each packet's work stops after a stage, with no filter probe: 1 forwarding alone,
- * 2 the key, 3 its hash, 4 the prefetch of its filter row. Nothing is deduplicated.
- */
-#ifndef PD_BENCH_STAGE
-#define PD_BENCH_STAGE 0
-#endif
-#define PD_BENCH_STAGE_NAME(s)                                                   \
-	((s) == 1 ? "forward" : (s) == 2 ? "key" : (s) == 3 ? "hash" : "prefetch")
-
 enum pd_action { PD_ACTION_DROP, PD_ACTION_MARK, PD_ACTION_COUNT };
 /* Where a packet's time comes from: none (the filter needs none), the pcap timestamp
  * (replay), or the TSC read once per received burst (inline). */

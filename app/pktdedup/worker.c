@@ -196,8 +196,6 @@ static inline void keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsig
 {
 	size_t len[2];
 
-	if (PD_BENCH_STAGE != 0 && PD_BENCH_STAGE < 3) /* no hashes: one owner for all */
-		memset(h, 0, n * sizeof(*h));
 	for (unsigned i = 0; i <= n; i++) {
 		if (i < n) {
 			if (i + 4 < n)
@@ -205,14 +203,13 @@ static inline void keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsig
 			keyed[i] = key_of(w, pkts[i], w->keybuf + (i & 1) * PD_APP_KEYBUF_LEN,
 					  &len[i & 1]) == 0;
 		}
-		if ((PD_BENCH_STAGE == 0 || PD_BENCH_STAGE >= 3) && i > 0 && keyed[i - 1]) {
+		if (i > 0 && keyed[i - 1]) {
 			unsigned j = i - 1;
 
 			h[j] = pd_filter_hash(w->filter, w->keybuf + (j & 1) * PD_APP_KEYBUF_LEN,
 					      len[j & 1]);
 			/* its row loads while the rest of the burst is parsed */
-			if ((PD_BENCH_STAGE == 0 || PD_BENCH_STAGE >= 4) &&
-			    (!dispatch || pd_owner_of(h[j], pd_app.nworkers) == w->idx))
+			if (!dispatch || pd_owner_of(h[j], pd_app.nworkers) == w->idx)
 				pd_filter_prefetch(w->filter, h[j]);
 		}
 	}
@@ -288,34 +285,6 @@ static void process_owned(struct pd_worker *w, struct rte_mbuf **m, const uint64
 		act_keyed(w, m[i], v[i]);
 }
 
-#if PD_BENCH_STAGE
-volatile uint64_t pd_bench_sink; /* keeps stage 3's hashes from being optimised out */
-
-/* A benchmark build's burst (PD_BENCH_STAGE): the stages up to the filter probe, then
- * every keyed packet forwarded as unique. */
-static void bench_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n)
-{
-	uint64_t h[PD_APP_BURST], sink = 0;
-	uint8_t keyed[PD_APP_BURST];
-
-	if (PD_BENCH_STAGE == 1)
-		memset(keyed, 1, n);
-	else
-		keys_burst(w, pkts, n, h, keyed, 0);
-	for (unsigned i = 0; i < n; i++) {
-		if (keyed[i]) {
-			if (PD_BENCH_STAGE >= 3)
-				sink ^= h[i];
-			w->c.unique++;
-			forward(w, pkts[i]);
-		} else {
-			act_unparseable(w, pkts[i]);
-		}
-	}
-	pd_bench_sink = sink;
-}
-#endif
-
 /*
  * One received burst without dispatch: keys for all, one filter call for the keyed
  * ones, then every packet in arrival order (so the output keeps the input order).
@@ -327,10 +296,6 @@ static void handle_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n
 	uint8_t keyed[PD_APP_BURST], v[PD_APP_BURST];
 	unsigned nk = 0;
 
-#if PD_BENCH_STAGE
-	bench_burst(w, pkts, n);
-	return;
-#endif
 	keys_burst(w, pkts, n, hp, keyed, 0);
 	for (unsigned i = 0; i < n; i++) {
 		if (keyed[i]) {
