@@ -5,7 +5,8 @@
  * filters (and a snapshot's state: snapshot.c), the run (worker.c, replay.c), then the
  * summary (stats.c) and an orderly stop. Files that call each other form no circle:
  * main calls the others; replay and worker call stats and snapshot; stats calls none
- * of its callers.
+ * of its callers. The inline worker (worker.c) reads the run only through the context
+ * each worker is handed (struct pd_worker's app), never through the global pd_app.
  *
  *   pktdedup [EAL options] -- [pktdedup options]
  *   pktdedup --pcap-in IN.pcap [--pcap-out OUT.pcap] [pktdedup options]
@@ -129,6 +130,7 @@ static int make_workers(void)
 		w = rte_zmalloc_socket("pd_worker", sizeof(*w), RTE_CACHE_LINE_SIZE, socket);
 		if (w == NULL)
 			return -1;
+		w->app = &pd_app;
 		w->idx = i;
 		w->lcore = lcore;
 		w->txq = (uint16_t)i;

@@ -133,7 +133,11 @@ struct pd_rxq {
 	uint16_t queue;
 };
 
+struct pd_app;
+
+/* A worker: what it owns, and the run it belongs to (read-only while it runs). */
 struct pd_worker {
+	const struct pd_app *app; /* configuration, ports, the other workers' rings */
 	unsigned idx;       /* 0..workers-1 */
 	unsigned lcore;
 	struct pd_rxq rxq[PD_APP_MAX_PORTS];

@@ -29,14 +29,14 @@
 
 #include "pktdedup.h"
 
-static inline uint64_t *hash_field(struct rte_mbuf *m)
+static inline uint64_t *hash_field(const struct pd_worker *w, struct rte_mbuf *m)
 {
-	return RTE_MBUF_DYNFIELD(m, pd_app.hash_dynfield, uint64_t *);
+	return RTE_MBUF_DYNFIELD(m, w->app->hash_dynfield, uint64_t *);
 }
 
-static inline uint64_t *time_field(struct rte_mbuf *m)
+static inline uint64_t *time_field(const struct pd_worker *w, struct rte_mbuf *m)
 {
-	return RTE_MBUF_DYNFIELD(m, pd_app.time_dynfield, uint64_t *);
+	return RTE_MBUF_DYNFIELD(m, w->app->time_dynfield, uint64_t *);
 }
 
 /* 1-2-5 steps from 1 us to 10 s: the lower bound of buckets 1..22. */
@@ -81,17 +81,17 @@ static inline unsigned delay_bucket(uint64_t ns)
 }
 
 /* The TSC now, as ns since the epoch (inline time; the offset is set once at start). */
-static inline uint64_t tsc_ns(void)
+static inline uint64_t tsc_ns(const struct pd_app *app)
 {
 	__extension__ typedef unsigned __int128 u128;
 
-	return (uint64_t)(((u128)rte_rdtsc() * pd_app.tsc_ns_mult) >> 32) + pd_app.tsc_ns_offset;
+	return (uint64_t)(((u128)rte_rdtsc() * app->tsc_ns_mult) >> 32) + app->tsc_ns_offset;
 }
 
 /* The times of a received burst (inline): the TSC now, once per burst. */
-static inline void burst_times(unsigned n, uint64_t *t)
+static inline void burst_times(const struct pd_app *app, unsigned n, uint64_t *t)
 {
-	uint64_t now = tsc_ns();
+	uint64_t now = tsc_ns(app);
 
 	for (unsigned i = 0; i < n; i++)
 		t[i] = now;
@@ -101,7 +101,7 @@ static inline void burst_times(unsigned n, uint64_t *t)
 void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		   unsigned n)
 {
-	if (pd_app.want_delay) {
+	if (w->app->want_delay) {
 		uint64_t d[PD_APP_BURST];
 
 		pd_filter_burst_hashed_delay(w->filter, h, ts, v, d, n);
@@ -109,7 +109,7 @@ void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, u
 			if (v[i] && d[i] != PD_DELAY_NONE)
 				w->c.delay[delay_bucket(d[i])]++;
 	} else {
-		pd_filter_burst_hashed(w->filter, h, pd_app.time_src != PD_TIME_NONE ? ts : NULL,
+		pd_filter_burst_hashed(w->filter, h, w->app->time_src != PD_TIME_NONE ? ts : NULL,
 				       v, n);
 	}
 }
@@ -141,9 +141,9 @@ static inline void tx_one(struct pd_worker *w, uint16_t port, struct rte_mbuf *m
 /* The ports pktdedup uses, not every port: this runs after every received burst. */
 static void tx_flush_all(struct pd_worker *w)
 {
-	for (unsigned i = 0; i < pd_app.ntx; i++)
-		if (w->tx[pd_app.tx_port[i]].n != 0)
-			tx_flush(w, pd_app.tx_port[i]);
+	for (unsigned i = 0; i < w->app->ntx; i++)
+		if (w->tx[w->app->tx_port[i]].n != 0)
+			tx_flush(w, w->app->tx_port[i]);
 }
 
 /* Bytes of a frame, linearised into scratch if it spans segments; NULL if too long. */
@@ -159,7 +159,7 @@ static inline const uint8_t *frame_bytes(struct pd_worker *w, struct rte_mbuf *m
 int pd_key_of_bytes(struct pd_worker *w, const uint8_t *p, uint32_t len, uint8_t *buf,
 		    size_t cap, size_t *klen)
 {
-	enum pd_key_reason r = pd_key_extract(&pd_app.cfg.key, p, len, buf, cap, klen);
+	enum pd_key_reason r = pd_key_extract(&w->app->cfg.key, p, len, buf, cap, klen);
 
 	if (r != PD_KEY_OK) {
 		w->c.reasons[r]++;
@@ -209,7 +209,7 @@ static inline void keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsig
 			h[j] = pd_filter_hash(w->filter, w->keybuf + (j & 1) * PD_APP_KEYBUF_LEN,
 					      len[j & 1]);
 			/* its row loads while the rest of the burst is parsed */
-			if (!dispatch || pd_owner_of(h[j], pd_app.nworkers) == w->idx)
+			if (!dispatch || pd_owner_of(h[j], w->app->nworkers) == w->idx)
 				pd_filter_prefetch(w->filter, h[j]);
 		}
 	}
@@ -217,12 +217,12 @@ static inline void keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsig
 
 static inline void forward(struct pd_worker *w, struct rte_mbuf *m)
 {
-	tx_one(w, (uint16_t)pd_app.peer[m->port], m);
+	tx_one(w, (uint16_t)w->app->peer[m->port], m);
 }
 
 static inline void act_unparseable(struct pd_worker *w, struct rte_mbuf *m)
 {
-	if (pd_app.cfg.drop_unparseable) {
+	if (w->app->cfg.drop_unparseable) {
 		w->c.dropped++;
 		rte_pktmbuf_free(m);
 	} else {
@@ -232,7 +232,7 @@ static inline void act_unparseable(struct pd_worker *w, struct rte_mbuf *m)
 
 static inline void act_duplicate(struct pd_worker *w, struct rte_mbuf *m)
 {
-	const struct pd_app_config *c = &pd_app.cfg;
+	const struct pd_app_config *c = &w->app->cfg;
 
 	w->c.duplicate++;
 	w->c.port_dup[m->port]++;
@@ -252,7 +252,7 @@ static inline void act_duplicate(struct pd_worker *w, struct rte_mbuf *m)
 			w->c.marked++;
 		else
 			w->c.unmarkable++;
-		tx_one(w, (uint16_t)(c->dup_port >= 0 ? c->dup_port : pd_app.peer[m->port]), m);
+		tx_one(w, (uint16_t)(c->dup_port >= 0 ? c->dup_port : w->app->peer[m->port]), m);
 		return;
 	case PD_ACTION_COUNT:
 	default:
@@ -321,7 +321,7 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 	unsigned nout[PD_APP_MAX_WORKERS] = {0}, nmine = 0;
 	uint64_t hp[PD_APP_BURST], h[PD_APP_BURST], ts[PD_APP_BURST];
 	uint8_t keyed[PD_APP_BURST];
-	const int timed = pd_app.time_src != PD_TIME_NONE;
+	const int timed = w->app->time_src != PD_TIME_NONE;
 
 	keys_burst(w, pkts, n, hp, keyed, 1);
 	for (unsigned i = 0; i < n; i++) {
@@ -332,24 +332,24 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 			act_unparseable(w, pkts[i]);
 			continue;
 		}
-		o = pd_owner_of(hi, pd_app.nworkers);
+		o = pd_owner_of(hi, w->app->nworkers);
 		if (o == w->idx) {
 			h[nmine] = hi;
 			ts[nmine] = rxt[i];
 			mine[nmine++] = pkts[i];
 		} else {
-			*hash_field(pkts[i]) = hi;
+			*hash_field(w, pkts[i]) = hi;
 			if (timed)
-				*time_field(pkts[i]) = rxt[i];
+				*time_field(w, pkts[i]) = rxt[i];
 			out[o][nout[o]++] = pkts[i];
 		}
 	}
-	for (unsigned o = 0; o < pd_app.nworkers; o++) {
+	for (unsigned o = 0; o < w->app->nworkers; o++) {
 		unsigned q;
 
 		if (nout[o] == 0)
 			continue;
-		q = rte_ring_enqueue_burst(pd_app.w[o]->ring, (void **)out[o], nout[o], NULL);
+		q = rte_ring_enqueue_burst(w->app->w[o]->ring, (void **)out[o], nout[o], NULL);
 		w->c.dispatched_out += q;
 		if (q < nout[o]) {
 			w->c.dispatch_failed += nout[o] - q;
@@ -366,8 +366,8 @@ static unsigned drain_ring(struct pd_worker *w)
 	unsigned n = rte_ring_dequeue_burst(w->ring, (void **)m, PD_APP_BURST, NULL);
 
 	for (unsigned i = 0; i < n; i++) {
-		h[i] = *hash_field(m[i]);
-		ts[i] = pd_app.time_src != PD_TIME_NONE ? *time_field(m[i]) : 0;
+		h[i] = *hash_field(w, m[i]);
+		ts[i] = w->app->time_src != PD_TIME_NONE ? *time_field(w, m[i]) : 0;
 	}
 	w->c.dispatched_in += n;
 	process_owned(w, m, h, ts, n);
@@ -378,7 +378,7 @@ int pd_worker_main(void *arg)
 {
 	struct pd_worker *w = arg;
 	struct rte_mbuf *pkts[PD_APP_BURST];
-	const int ticks = w->lcore == rte_get_main_lcore() && pd_app.cfg.stats_interval > 0;
+	const int ticks = w->lcore == rte_get_main_lcore() && w->app->cfg.stats_interval > 0;
 	uint64_t next_tick = 0;
 
 	while (!pd_force_quit) {
@@ -398,14 +398,14 @@ int pd_worker_main(void *arg)
 				continue;
 			w->c.rx += n;
 			w->c.port_rx[w->rxq[q].port] += n;
-			if (pd_app.time_src == PD_TIME_TSC)
-				burst_times(n, rxt);
-			if (pd_app.dispatching)
+			if (w->app->time_src == PD_TIME_TSC)
+				burst_times(w->app, n, rxt);
+			if (w->app->dispatching)
 				dispatch_burst(w, pkts, n, rxt);
 			else
 				handle_burst(w, pkts, n, rxt);
 		}
-		if (pd_app.dispatching)
+		if (w->app->dispatching)
 			drain_ring(w);
 		tx_flush_all(w);
 		if (unlikely(atomic_load_explicit(&w->snap.state, memory_order_acquire) ==
@@ -413,7 +413,7 @@ int pd_worker_main(void *arg)
 			pd_snap_step(w); /* one bounded step of a periodic snapshot's copy */
 		}
 	}
-	if (pd_app.dispatching)
+	if (w->app->dispatching)
 		while (drain_ring(w) != 0)
 			;
 	tx_flush_all(w);
