@@ -464,6 +464,8 @@ static void teardown(void)
 		rte_ring_free(pd_app.w[i]->ring);
 		rte_free(pd_app.w[i]->scratch);
 		rte_free(pd_app.w[i]->keybuf);
+		for (unsigned p = 0; p < RTE_MAX_ETHPORTS; p++)
+			rte_free(pd_app.w[i]->tx[p]);
 		rte_free(pd_app.w[i]);
 	}
 	rte_mempool_free(pd_app.pool);

@@ -123,10 +123,12 @@ struct pd_worker_snap {
 	uint64_t copy_cycles;  /* total over all snapshots */
 };
 
-struct pd_txbuf {
-	uint16_t n;
-	struct rte_mbuf *m[2 * PD_APP_BURST];
+/* What a TX buffer's error callback needs to retry its unsent packets (worker.c). */
+struct pd_tx_retry {
+	struct pd_worker *w;
+	uint16_t port;
 };
+#define PD_APP_TX_BUFFER (2 * PD_APP_BURST) /* packets a TX buffer holds before it sends */
 
 struct pd_rxq {
 	uint16_t port;
@@ -147,7 +149,10 @@ struct pd_worker {
 	struct pd_filter *filter;
 	int failed;
 	struct pd_counters c __rte_cache_aligned;
-	struct pd_txbuf tx[RTE_MAX_ETHPORTS] __rte_cache_aligned;
+	/* DPDK TX buffers of the ports in use (ports.c), NULL elsewhere; unsent packets are
+	 * retried, then counted as tx_failed (pd_worker_tx_unsent) */
+	struct rte_eth_dev_tx_buffer *tx[RTE_MAX_ETHPORTS];
+	struct pd_tx_retry tx_retry[RTE_MAX_ETHPORTS];
 	uint8_t *scratch;   /* linearised multi-segment frames */
 	uint8_t *keybuf;    /* two key buffers of PD_APP_KEYBUF_LEN bytes (see keys_burst) */
 	struct pd_worker_snap snap __rte_cache_aligned;
@@ -249,6 +254,9 @@ static inline unsigned pd_owner_of(uint64_t h, unsigned n)
 
 /* worker.c */
 int pd_worker_main(void *arg);
+/* A TX buffer's error callback (userdata: its struct pd_tx_retry): sends the rest in up
+ * to PD_APP_TX_RETRIES - 1 more tries, then frees and counts what is left. */
+void pd_worker_tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *userdata);
 /* The key of a frame's bytes into buf (cap bytes): 0, or -1 with the reason counted. */
 int pd_key_of_bytes(struct pd_worker *w, const uint8_t *p, uint32_t len, uint8_t *buf,
 		    size_t cap, size_t *klen);

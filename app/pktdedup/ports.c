@@ -9,6 +9,7 @@
 
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_mbuf_dyn.h>
 
 #include "pktdedup.h"
@@ -221,6 +222,31 @@ int pd_ports_setup(void)
 				(int)rte_lcore_to_socket_id(pd_app.w[i]->lcore), RING_F_SC_DEQ);
 			if (pd_app.w[i]->ring == NULL) {
 				PD_LOG(ERR, "ring: %s\n", rte_strerror(rte_errno));
+				return 1;
+			}
+		}
+	}
+
+	/* TX: each worker buffers for each port it may send on */
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		struct pd_worker *w = pd_app.w[i];
+
+		for (unsigned p = 0; p < nports; p++) {
+			const uint16_t port = ports[p];
+
+			w->tx[port] = rte_zmalloc_socket("pd_tx", RTE_ETH_TX_BUFFER_SIZE(
+				PD_APP_TX_BUFFER), RTE_CACHE_LINE_SIZE,
+				(int)rte_lcore_to_socket_id(w->lcore));
+			if (w->tx[port] == NULL ||
+			    rte_eth_tx_buffer_init(w->tx[port], PD_APP_TX_BUFFER) != 0) {
+				PD_LOG(ERR, "TX buffer: out of memory\n");
+				return 1;
+			}
+			w->tx_retry[port].w = w;
+			w->tx_retry[port].port = port;
+			if (rte_eth_tx_buffer_set_err_callback(w->tx[port], pd_worker_tx_unsent,
+							       &w->tx_retry[port]) != 0) {
+				PD_LOG(ERR, "TX buffer: cannot set its callback\n");
 				return 1;
 			}
 		}

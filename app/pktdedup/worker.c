@@ -114,36 +114,35 @@ void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, u
 	}
 }
 
-static void tx_flush(struct pd_worker *w, uint16_t port)
+void pd_worker_tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)
 {
-	struct pd_txbuf *b = &w->tx[port];
+	const struct pd_tx_retry *r = userdata;
+	struct pd_worker *w = r->w;
 	uint16_t sent = 0;
 
-	for (unsigned tries = 0; sent < b->n && tries < PD_APP_TX_RETRIES; tries++)
-		sent += rte_eth_tx_burst(port, w->txq, b->m + sent, (uint16_t)(b->n - sent));
+	for (unsigned tries = 1; sent < unsent && tries < PD_APP_TX_RETRIES; tries++)
+		sent += rte_eth_tx_burst(r->port, w->txq, pkts + sent, (uint16_t)(unsent - sent));
 	w->c.tx += sent;
-	if (sent < b->n) {
-		w->c.tx_failed += (uint64_t)(b->n - sent);
-		rte_pktmbuf_free_bulk(b->m + sent, (unsigned)(b->n - sent));
+	if (sent < unsent) {
+		w->c.tx_failed += (uint64_t)(unsent - sent);
+		rte_pktmbuf_free_bulk(pkts + sent, (unsigned)(unsent - sent));
 	}
-	b->n = 0;
 }
 
+/* Buffered: DPDK sends the buffer when it holds PD_APP_TX_BUFFER packets. */
 static inline void tx_one(struct pd_worker *w, uint16_t port, struct rte_mbuf *m)
 {
-	struct pd_txbuf *b = &w->tx[port];
-
-	b->m[b->n++] = m;
-	if (b->n == RTE_DIM(b->m))
-		tx_flush(w, port);
+	w->c.tx += rte_eth_tx_buffer(port, w->txq, w->tx[port], m);
 }
 
 /* The ports pktdedup uses, not every port: this runs after every received burst. */
 static void tx_flush_all(struct pd_worker *w)
 {
-	for (unsigned i = 0; i < w->app->ntx; i++)
-		if (w->tx[w->app->tx_port[i]].n != 0)
-			tx_flush(w, w->app->tx_port[i]);
+	for (unsigned i = 0; i < w->app->ntx; i++) {
+		const uint16_t port = w->app->tx_port[i];
+
+		w->c.tx += rte_eth_tx_buffer_flush(port, w->txq, w->tx[port]);
+	}
 }
 
 /* Bytes of a frame, linearised into scratch if it spans segments; NULL if too long. */
