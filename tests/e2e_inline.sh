@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The inline worker (a net_pcap port, not replay) on pcap/dups.pcap read once, its output
+# written by net_pcap's tx_pcap, against the fixture generator's expectations:
+#  - drop, exact filter, packet keys: the frames out are the input's non-duplicates, in
+#    input order;
+#  - count: every frame out, in input order (bursts sent whole as received, when every
+#    packet goes on, interleave with packets buffered one by one), and the duplicate and
+#    unique counts are the generator's;
+#  - drop on mirrored traffic (scripts/gen_udp_pcap.py --mirror: 64 originals, then
+#    their 64 copies): whole bursts of originals, copies dropped; editcap -D's frames.
+# In each run pktdedup's counters add up (rx = tx + dropped), and tx is what reached
+# the file.
+set -euo pipefail
+. "$(dirname "$0")/e2e_common.sh"
+tmp=$(mktemp -d)
+prefix=pdinl$$
+trap 'rm -rf "$tmp" /var/run/dpdk/$prefix' EXIT
+
+run() { # in out json pktdedup-options...
+	local rc=0
+	timeout --preserve-status -s INT 3 "$bin" --no-huge -m 512 --no-pci --no-shconf \
+		--file-prefix "$prefix" --log-level '*:warning' -l 0 \
+		--vdev "net_pcap0,rx_pcap=$1,tx_pcap=$2" -- --ports 0 --stats-json "$3" \
+		"${@:4}" >/dev/null 2>"$tmp/err" || rc=$?
+	[ "$rc" -eq 0 ] || { echo "FAIL: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
+	python3 -c 'import json,sys
+t = json.load(open(sys.argv[1]))["total"]
+sys.exit(0 if t["rx"] == t["tx"] + t["dropped"] and t["tx_failed"] == 0 else 1)' "$3" ||
+		{ echo "FAIL: counters do not add up: $(cat "$3")" >&2; exit 1; }
+	[ "$(json "$3" tx)" -eq "$($tool frames "$2" | wc -l)" ] ||
+		{ echo "FAIL: tx $(json "$3" tx) but $($tool frames "$2" | wc -l) frames written" >&2; exit 1; }
+}
+
+n=$($tool frames "$in" | wc -l)
+run "$in" "$tmp/drop.pcap" "$tmp/drop.json" --filter exact --key packet --action drop
+$tool expect-drop "$in" "$exp" packet >"$tmp/want.txt"
+$tool frames "$tmp/drop.pcap" >"$tmp/got.txt"
+diff -q "$tmp/want.txt" "$tmp/got.txt" >/dev/null ||
+	{ echo "FAIL: drop: not the input's non-duplicates in order ($(wc -l <"$tmp/got.txt") of $(wc -l <"$tmp/want.txt"))" >&2; exit 1; }
+echo "ok: drop: $(wc -l <"$tmp/got.txt") of $n frames out, the non-duplicates in order"
+
+run "$in" "$tmp/count.pcap" "$tmp/count.json" --filter exact --key packet --action count
+$tool frames "$in" >"$tmp/want.txt"
+$tool frames "$tmp/count.pcap" >"$tmp/got.txt"
+diff -q "$tmp/want.txt" "$tmp/got.txt" >/dev/null ||
+	{ echo "FAIL: count: the frames out are not the input in order" >&2; exit 1; }
+read -r dups uniq nokey <<<"$($tool count "$exp" packet)"
+[ "$(json "$tmp/count.json" duplicate)" -eq "$dups" ] && [ "$(json "$tmp/count.json" unique)" -eq "$uniq" ] ||
+	{ echo "FAIL: count: duplicate/unique $(json "$tmp/count.json" duplicate)/$(json "$tmp/count.json" unique), want $dups/$uniq" >&2; exit 1; }
+echo "ok: count: all $n frames out in order; $dups duplicates, $uniq unique, $nokey without key"
+
+python3 "$root/scripts/gen_udp_pcap.py" "$tmp/mirror.pcap" 4096 --mirror 64
+run "$tmp/mirror.pcap" "$tmp/mdrop.pcap" "$tmp/mdrop.json" --filter exact --key packet --action drop
+editcap -F pcap -D 1000000 "$tmp/mirror.pcap" "$tmp/editcap.pcap" >/dev/null 2>&1
+$tool frames "$tmp/editcap.pcap" >"$tmp/want.txt"
+$tool frames "$tmp/mdrop.pcap" >"$tmp/got.txt"
+diff -q "$tmp/want.txt" "$tmp/got.txt" >/dev/null ||
+	{ echo "FAIL: mirrored: not editcap -D's frames ($(wc -l <"$tmp/got.txt") of $(wc -l <"$tmp/want.txt"))" >&2; exit 1; }
+echo "ok: mirrored traffic: editcap -D's $(wc -l <"$tmp/got.txt") frames of 4096, in order"
