@@ -17,10 +17,7 @@
  * dispatched_out + dispatch_failed; summed over workers dispatched_in = dispatched_out,
  * so rx = tx + dropped + tx_failed + dispatch_failed in total.
  */
-#include <inttypes.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>

@@ -47,7 +47,7 @@ struct frames {
 	uint8_t *bytes;
 	size_t *off;
 	uint32_t *len;
-	size_t n, cap, size;
+	size_t n, cap, size, bytes_cap;
 };
 
 /* Every frame of the capture into one buffer: 0, or -1 and a message. */
@@ -69,7 +69,12 @@ static int load(const char *path, struct frames *fr)
 			fr->off = realloc(fr->off, fr->cap * sizeof(*fr->off));
 			fr->len = realloc(fr->len, fr->cap * sizeof(*fr->len));
 		}
-		fr->bytes = realloc(fr->bytes, fr->size + h->caplen);
+		while (fr->size + h->caplen > fr->bytes_cap) {
+			fr->bytes_cap = fr->bytes_cap ? 2 * fr->bytes_cap : 1 << 20;
+			fr->bytes = realloc(fr->bytes, fr->bytes_cap);
+			if (fr->bytes == NULL)
+				break;
+		}
 		if (fr->off == NULL || fr->len == NULL || fr->bytes == NULL) {
 			fprintf(stderr, "bench_isolated: out of memory\n");
 			pcap_close(p);
