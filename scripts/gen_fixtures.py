@@ -90,6 +90,11 @@ def addr(ip, which):
     return socket.inet_pton(socket.AF_INET6, getattr(ip, which))
 
 
+def addr_raw(ip, which):
+    family = socket.AF_INET if isinstance(ip, IP) else socket.AF_INET6
+    return socket.inet_pton(family, getattr(ip, which))
+
+
 def version(ip):
     return 4 if isinstance(ip, IP) else 6
 
@@ -130,8 +135,9 @@ def key_flow(p, frag_l3=False):
         sport, dport = up.type << 8 | up.code, up.id
     elif proto == 58:
         sport = up.type << 8 | up.code
+    # the addresses at their own size: 16 bytes in all for IPv4, 40 for IPv6
     return (bytes([version(ip), proto, 0, 0]) + struct.pack("!HH", sport, dport) +
-            addr(ip, "src") + addr(ip, "dst"))
+            addr_raw(ip, "src") + addr_raw(ip, "dst"))
 
 
 def http_target(p):

@@ -194,7 +194,8 @@ static size_t check_key_file(const char *dir, const char *name)
 				fail_msg("%s frame %u (%s):\n  key      %s\n  expected %s", name,
 					 idx, label, got, want);
 			if (c.vlan != PD_VLAN_SEPARATE &&
-			    ((c.mode == PD_KEY_FLOW && klen != PD_KEY_FLOW_LEN) ||
+			    ((c.mode == PD_KEY_FLOW &&
+			      klen != (key[0] == 4 ? PD_KEY_FLOW4_LEN : PD_KEY_FLOW_LEN)) ||
 			     (c.mode == PD_KEY_SRCIP && klen != PD_KEY_SRCIP_LEN)))
 				fail_msg("%s frame %u: fixed-size key of %zu bytes", name, idx, klen);
 		}
@@ -304,7 +305,7 @@ static void check_one(const struct pd_key_config *c, const uint8_t *f, size_t le
 	if (r == PD_KEY_OK) {
 		assert_true(klen <= PD_KEY_BUF_LEN(len));
 		if (c->mode == PD_KEY_FLOW)
-			assert_int_equal(klen, PD_KEY_FLOW_LEN);
+			assert_int_equal(klen, key[0] == 4 ? PD_KEY_FLOW4_LEN : PD_KEY_FLOW_LEN);
 		if (c->mode == PD_KEY_SRCIP)
 			assert_int_equal(klen, PD_KEY_SRCIP_LEN);
 	} else {

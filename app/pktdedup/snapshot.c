@@ -52,7 +52,8 @@ static void make_tag(void)
 	char key[400];
 
 	cli_key_describe(&pd_app.cfg.key, key, sizeof(key));
-	snprintf(tag, sizeof(tag), "%s; dispatch %s", key,
+	/* the layout version: state saved when a mode's key bytes were different is refused */
+	snprintf(tag, sizeof(tag), "%s; key layout %d; dispatch %s", key, PD_KEY_LAYOUT_VERSION,
 		 pd_app.nworkers == 1 ? "none" : pd_app.dispatching ? "software" : "rss");
 }
 

@@ -9,7 +9,8 @@
  *
  * | mode     | key bytes                                             | size        |
  * |----------|-------------------------------------------------------|-------------|
- * | `flow`   | IP version, L4 protocol, ports, source, destination   | 40, fixed   |
+ * | `flow`   | IP version, L4 protocol, ports, source, destination   | 16 (IPv4),  |
+ * |          |                                                       | 40 (IPv6)   |
  * | `srcip`  | IP version, source address                            | 20, fixed   |
  * | `click`  | srcip key + HTTP method and request target (or one     | 20 + target |
  * |          | query parameter's value)                              |             |
@@ -17,8 +18,9 @@
  *
  * Layouts (multi-byte fields in network byte order, as on the wire):
  *
- *     flow:   0 version (4|6)  1 protocol  2-3 zero  4-5 src port  6-7 dst port
- *             8-23 source address  24-39 destination address  (IPv4: 4 bytes, 12 zero)
+ *     flow:   0 version (4|6)  1 protocol  2-3 zero  4-5 src port  6-7 dst port, then
+ *             the source and destination addresses: IPv4 8-11 and 12-15 (16 bytes in
+ *             all), IPv6 8-23 and 24-39 (40 bytes)
  *     srcip:  0 version  1-3 zero  4-19 source address
  *     click:  the 20 srcip bytes, then "METHOD TARGET" (e.g. "GET /ad?id=7"), or with a
  *             click parameter only that parameter's value
@@ -65,9 +67,16 @@ extern "C" {
 #define PD_KEY_MAX_EXT 8
 /** Longest click parameter name, excluding the terminating NUL. */
 #define PD_KEY_PARAM_MAX 63
-/** Fixed key sizes. */
+/** Key sizes: IPv4 flow keys, the longest (IPv6) flow keys, srcip keys. */
+#define PD_KEY_FLOW4_LEN 16
 #define PD_KEY_FLOW_LEN 40
 #define PD_KEY_SRCIP_LEN 20
+/**
+ * The version of the key layouts above: it changes whenever a mode's bytes for a frame
+ * change, which changes every hash (filter state saved under one version is useless
+ * under another; pktdedup's snapshots record it). 2: IPv4 flow keys packed to 16 bytes.
+ */
+#define PD_KEY_LAYOUT_VERSION 2
 /** A key buffer of PD_KEY_BUF_LEN(frame length) bytes is large enough for every mode. */
 #define PD_KEY_BUF_LEN(frame_len) ((size_t)(frame_len) + 32)
 
