@@ -271,7 +271,9 @@ int pd_filter_reports_delay(const struct pd_filter *f)
  * pass prefetches again, at no cost). qhtlru, 64 MiB, 20M 8-byte keys in bursts of 32
  * (scripts/bench_member.sh --rounds 5): 13.9 -> 13.2 ns/key, qqhtd 12.1 -> 10.8.
  */
-static void (*early_prefetch(const struct pd_filter *f))(const struct pd_filter *, uint64_t)
+typedef void (*prefetch_fn)(const struct pd_filter *f, uint64_t h);
+
+static prefetch_fn early_prefetch(const struct pd_filter *f)
 {
 	return f->footprint_bytes > f->far_bytes ? f->ops->prefetch : NULL;
 }
@@ -281,7 +283,7 @@ void pd_filter_burst_u64(struct pd_filter *f, const uint64_t *keys, const uint64
 {
 	uint64_t h[PD_BURST_MAX];
 	const uint64_t seed = f->params.seed;
-	void (*pf)(const struct pd_filter *, uint64_t) = early_prefetch(f);
+	const prefetch_fn pf = early_prefetch(f);
 
 	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
 		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
@@ -304,7 +306,7 @@ void pd_filter_burst(struct pd_filter *f, const void *const *keys, const uint32_
 		     const uint64_t *ts, uint8_t *verdicts, size_t n)
 {
 	uint64_t h[PD_BURST_MAX];
-	void (*pf)(const struct pd_filter *, uint64_t) = early_prefetch(f);
+	const prefetch_fn pf = early_prefetch(f);
 
 	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
 		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);

@@ -20,8 +20,9 @@
  * Lane i holds bits [i*f, i*f + f) of the row read as a 512-bit little-endian number
  * (bit k is bit k % 64 of word k / 64). The lookup compares fp against every lane at
  * once: AVX-512 with VBMI (16 lanes per byte permute, shift, compare; f <= 25), AVX-512F
- * (8 lanes per permute), AVX2 (4 lanes), or the portable scalar loop; the variant is chosen once at create by the CPU, and every variant gives
- * the same lane (tests/test_qhtlru.c runs each the CPU has on the same rows).
+ * (8 lanes per permute), AVX2 (4 lanes), or the portable scalar loop; the variant is
+ * chosen once at create by the CPU, and every variant gives the same lane
+ * (tests/test_qhtlru.c runs each the CPU has on the same rows).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +120,8 @@ struct ql_regs_avx512 {
 
 #define QL_AVX512 __attribute__((target("avx512f"), always_inline)) static inline
 
-QL_AVX512 void ql_regs_avx512_load(const struct qhtlru *q, struct ql_regs_avx512 *k, unsigned groups)
+QL_AVX512 void ql_regs_avx512_load(const struct qhtlru *q, struct ql_regs_avx512 *k,
+				   unsigned groups)
 {
 	for (unsigned g = 0; g < groups; g++) {
 		k->idx[g] = _mm512_load_si512((const void *)q->idx8[g]);
