@@ -115,13 +115,14 @@ static void to_hex(const uint8_t *k, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
-/* flow keys of frames of the fast path's shape (TCP or UDP over IPv4 or IPv6, at most
- * one 802.1Q tag), counted from their bytes: the comparison below covers them */
-static unsigned long fast_frames;
+/* flow keys of frames of the flow fast path's shape (TCP or UDP over IPv4 or IPv6, at
+ * most one 802.1Q tag) and packet keys of the packet fast path's (from L3, IPv4 without
+ * options or IPv6), counted from their bytes: the comparison below covers them */
+static unsigned long fast_frames, fast_packet_frames;
 
 /* pd_key_extract into a new buffer; every call also checks that the general parse
- * (pd_key_extract_general, without the fast path for common flow keys) gives the same
- * reason and key. */
+ * (pd_key_extract_general, without the fast paths for common flow and packet keys) gives
+ * the same reason and key. */
 static enum pd_key_reason extract(const struct pd_key_config *c, const uint8_t *f,
 				  size_t len, uint8_t **key, size_t *klen)
 {
@@ -147,6 +148,10 @@ static enum pd_key_reason extract(const struct pd_key_config *c, const uint8_t *
 				 (f[l3 + 9] == 6 || f[l3 + 9] == 17)) ||
 				(f[l3 - 2] == 0x86 && f[l3 - 1] == 0xdd &&
 				 (f[l3 + 6] == 6 || f[l3 + 6] == 17)));
+		fast_packet_frames += c->mode == PD_KEY_PACKET && c->from == PD_FROM_L3 &&
+				      !(c->ignore & PD_IGNORE_TCP_SEQ) && len >= 38 &&
+				      ((f[l3 - 2] == 0x08 && f[l3 - 1] == 0 && f[l3] == 0x45) ||
+				       (f[l3 - 2] == 0x86 && f[l3 - 1] == 0xdd && len >= l3 + 40));
 	}
 	free(g);
 	return r;
@@ -339,9 +344,12 @@ static void test_every_prefix_and_corruption(void **state)
 			}
 		}
 	printf("%llu extractions of prefixes and corrupted frames; %lu flow keys of TCP or UDP "
-	       "over IPv4 or IPv6 with at most one 802.1Q tag, compared with the general parse\n",
-	       (unsigned long long)runs, fast_frames);
-	assert_true(fast_frames >= 1000); /* the fast path's frames are well covered */
+	       "over IPv4 or IPv6 and %lu packet keys of IPv4 without options or IPv6, with at"
+	       " most one 802.1Q tag, compared with the general parse\n",
+	       (unsigned long long)runs, fast_frames, fast_packet_frames);
+	/* the fast paths' frames are well covered */
+	assert_true(fast_frames >= 1000);
+	assert_true(fast_packet_frames >= 1000);
 	free_frames(&fr);
 }
 

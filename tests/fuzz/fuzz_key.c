@@ -3,9 +3,9 @@
  * libFuzzer harness for the packet parser (pd_key_extract). The first input byte picks
  * the key options, the second the link type (its low 2 bits), the rest is the frame. libFuzzer hands over a heap buffer of exactly
  * the input's size and the key buffer is exactly PD_KEY_BUF_LEN(len) bytes, so ASan
- * reports any read or write one byte out. Flow keys are also extracted by the general
- * parse alone (pd_key_extract_general), which must give the same reason and key as the
- * fast path for common frames. Built and run by scripts/fuzz.sh.
+ * reports any read or write one byte out. Flow and packet keys are also extracted by the
+ * general parse alone (pd_key_extract_general), which must give the same reason and key
+ * as the fast paths for common frames. Built and run by scripts/fuzz.sh.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sink ^= key[i];
 		(void)sink;
 	}
-	if (c.mode == PD_KEY_FLOW) {
+	if (c.mode == PD_KEY_FLOW || c.mode == PD_KEY_PACKET) {
 		uint8_t *g = malloc(cap);
 		size_t glen = 0;
 
