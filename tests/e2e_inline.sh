@@ -9,7 +9,8 @@
 #  - drop on mirrored traffic (scripts/gen_udp_pcap.py --mirror: 64 originals, then
 #    their 64 copies): whole bursts of originals, copies dropped; editcap -D's frames.
 # In each run pktdedup's counters add up (rx = tx + dropped), and tx is what reached
-# the file.
+# the file. The periodic line printed at the stop, after the ports closed, gives their
+# loss as read before (the JSON's) without querying a closed port.
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
 tmp=$(mktemp -d)
@@ -32,7 +33,14 @@ sys.exit(0 if t["rx"] == t["tx"] + t["dropped"] and t["tx_failed"] == 0 else 1)'
 }
 
 n=$($tool frames "$in" | wc -l)
-run "$in" "$tmp/drop.pcap" "$tmp/drop.json" --filter exact --key packet --action drop
+run "$in" "$tmp/drop.pcap" "$tmp/drop.json" --filter exact --key packet --action drop \
+	--stats-interval 1
+# the last periodic line comes after the ports closed: their loss as read at the stop,
+# and no query of a closed port
+! grep -q "Invalid port" "$tmp/err" || { echo "FAIL: $(grep "Invalid port" "$tmp/err")" >&2; exit 1; }
+last=$(grep -o 'lost_at_ports [0-9]*' "$tmp/err" | tail -1)
+[ "$last" = "lost_at_ports $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["lost_at_ports"])' "$tmp/drop.json")" ] ||
+	{ echo "FAIL: last periodic line says '$last', the JSON $(cat "$tmp/drop.json")" >&2; exit 1; }
 $tool expect-drop "$in" "$exp" packet >"$tmp/want.txt"
 $tool frames "$tmp/drop.pcap" >"$tmp/got.txt"
 diff -q "$tmp/want.txt" "$tmp/got.txt" >/dev/null ||

@@ -420,6 +420,7 @@ static int finish(double secs_from)
 		status = 1;
 	for (unsigned p = 0; p < pd_app.nports; p++)
 		pd_port_loss_read(pd_app.port_id[p], &pd_app.port_loss[p]);
+	pd_app.port_loss_final = 1;
 	pd_ports_close(pd_app.port_id, pd_app.nports); /* the PMDs give back the mbufs they hold */
 	if (pd_app.replay && pd_replay_close() != 0)
 		status = 1;

@@ -57,11 +57,14 @@ static uint64_t ports_lost(void)
 	return lost;
 }
 
-/* Packets the ports lost before pktdedup saw them, over every port, read now. */
+/* Packets the ports lost before pktdedup saw them, over every port, read now (or as read
+ * at the stop, once the ports may be closed: the last periodic line). */
 static uint64_t ports_lost_now(void)
 {
 	uint64_t lost = 0;
 
+	if (pd_app.port_loss_final)
+		return ports_lost();
 	for (unsigned p = 0; p < pd_app.nports; p++) {
 		struct pd_port_loss l;
 
