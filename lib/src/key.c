@@ -222,6 +222,19 @@ static inline uint64_t ld32(const uint8_t *p)
 	return v;
 }
 
+/* The flow key's addresses after its first 8 bytes, from the IP header at ip; returns the
+ * key's length. IPv4's source and destination are one 8-byte copy, as in the header. */
+static inline size_t put_flow_addrs(uint8_t *key, const uint8_t *ip, unsigned version)
+{
+	if (version == 4) {
+		memcpy(key + 8, ip + 12, 8);
+		return PD_KEY_FLOW4_LEN;
+	}
+	memcpy(key + 8, ip + 8, 16);
+	memcpy(key + 24, ip + 24, 16);
+	return PD_KEY_FLOW_LEN;
+}
+
 static inline size_t put_flow(uint8_t *key, const struct frame *f, const uint8_t ports[4])
 {
 	const uint8_t *ip = f->p + f->l3;
@@ -237,13 +250,7 @@ static inline size_t put_flow(uint8_t *key, const struct frame *f, const uint8_t
 	key[2] = key[3] = 0;
 	memcpy(key + 4, ports, 4);
 #endif
-	if (f->version == 4) {
-		memcpy(key + 8, ip + 12, 8); /* source and destination, as in the header */
-		return PD_KEY_FLOW4_LEN;
-	}
-	memcpy(key + 8, ip + 8, 16);
-	memcpy(key + 24, ip + 24, 16);
-	return PD_KEY_FLOW_LEN;
+	return put_flow_addrs(key, ip, f->version);
 }
 
 static enum pd_key_reason key_flow(const struct pd_key_config *c, struct frame *f,
@@ -624,13 +631,7 @@ static inline size_t flow_fast(const struct pd_key_config *c, const uint8_t *p, 
 	/* 8- and 16-byte stores, as put_flow (a copy through an array would load across
 	 * them) */
 	memcpy(key, &w0, 8);
-	if ((w0 & 0xff) == 4) {
-		memcpy(key + 8, ip + 12, 8); /* source and destination */
-		return PD_KEY_FLOW4_LEN;
-	}
-	memcpy(key + 8, ip + 8, 16);
-	memcpy(key + 24, ip + 24, 16);
-	return PD_KEY_FLOW_LEN;
+	return put_flow_addrs(key, ip, (unsigned)(w0 & 0xff));
 #else
 	(void)c;
 	(void)p;

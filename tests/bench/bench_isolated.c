@@ -160,8 +160,8 @@ int main(int argc, char **argv)
 			unsigned c = (unsigned)(n - i < BURST ? n - i : BURST);
 
 			pd_filter_burst_hashed(f, h + i, NULL, v, c);
-			for (unsigned k = 0; k < c; k++)
-				dups += v[k];
+			for (unsigned j = 0; j < c; j++)
+				dups += v[j];
 		}
 		t_filter[k] = cpu_s() - t0;
 		pd_filter_destroy(f);
