@@ -35,7 +35,7 @@ rate = t["rx"] / j["seconds"] / 1e6
 print("soak: %.0f s, %d packets, %.2f Mpps: unique %d, duplicate %d, unparseable %d, "
       "tx %d, dropped %d, tx_failed %d" % (j["seconds"], t["rx"], rate, t["unique"],
       t["duplicate"], t["unparseable"], t["tx"], t["dropped"], t["tx_failed"]))
-print("soak: identity rx = tx + dropped + tx_failed + dispatch_failed: %s; mbufs in use "
+print("soak: identity rx = tx + dropped + tx_failed: %s; mbufs in use "
       "after stop: %d; snapshots %d written, %d failed, copy steps %d, mean %.1f us, "
       "longest %.1f us; exit status %s" % ("holds" if j["accounted"] else "BROKEN",
       j["mbufs_in_use"], s.get("periodic_written", 0), s.get("periodic_failed", 0),

@@ -63,7 +63,7 @@ while o + 16 <= len(d):
 accounted() { # json file -> rx = tx + dropped, nothing else lost
 	python3 -c 'import json,sys
 t = json.load(open(sys.argv[1]))["total"]
-sys.exit(0 if t["rx"] == t["tx"] + t["dropped"] and t["tx_failed"] + t["dispatch_failed"] == 0
+sys.exit(0 if t["rx"] == t["tx"] + t["dropped"] and t["tx_failed"] + t["dispatch_full"] == 0
          else 1)' "$1"
 }
 

@@ -373,7 +373,9 @@ static void print_start(void)
 		pd_app.nworkers > 1 ? "s" : "",
 		pd_app.nworkers == 1 ? "none (one worker)" :
 		pd_app.replay ? "by key hash, output in input order" :
-		pd_app.dispatching ? "software (rings)" : "RSS",
+		!pd_app.dispatching ? "RSS" :
+		pd_app.rx_spread ? "software (rings), every worker receives" :
+		"software (rings), worker 0 receives",
 		pd_filter_type_name(fp->type), fp->memory_bytes, pd_key_mode_name(c->key.mode),
 		c->action == PD_ACTION_DROP ? "drop" : c->action == PD_ACTION_MARK ? "mark" : "count");
 	if (rte_log_can_log(pd_logtype, RTE_LOG_INFO))

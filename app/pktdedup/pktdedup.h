@@ -87,11 +87,11 @@ struct pd_app_config {
 	X(marked, 1)          /* duplicates forwarded with the DSCP mark */ \
 	X(unmarkable, 1)      /* duplicates forwarded unmarked: not IP */ \
 	X(unparseable, 1)     /* frames without a key (per reason below) */ \
-	X(bypassed, 1)        /* replay: outside --bpf, forwarded untouched */ \
+	X(bypassed, 1)        /* forwarded without a verdict: outside --bpf, dispatch_full */ \
 	X(tx_failed, 1)       /* freed after PD_APP_TX_RETRIES partial sends */ \
 	X(dispatched_out, 0)  /* handed to another worker's ring */ \
 	X(dispatched_in, 0)   /* taken from this worker's ring */ \
-	X(dispatch_failed, 1) /* ring full: freed and counted */
+	X(dispatch_full, 1)   /* owner's ring full: forwarded unchecked (in bypassed too) */
 
 struct pd_counters {
 #define PD_COUNTER_FIELD(name, in_line) uint64_t name;
@@ -176,6 +176,7 @@ struct pd_app {
 	struct pd_worker *w[PD_APP_MAX_WORKERS];
 	unsigned nworkers;
 	int dispatching;            /* software dispatch on */
+	int rx_spread;              /* software dispatch: every worker has an RX queue */
 	int peer[RTE_MAX_ETHPORTS]; /* where a port's packets leave */
 	int hash_dynfield;          /* mbuf offset of the key hash (dispatch) */
 	int time_dynfield;          /* mbuf offset of the packet's time (dispatch, timed) */
@@ -233,7 +234,7 @@ void pd_stats_plan(FILE *out);
 void pd_stats_summary(double secs);
 /* The JSON summary (@p tx_to: where forwarded packets went): 0, or -1 and a message. */
 int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const char *tx_to);
-int pd_stats_accounted(void); /* rx = tx + dropped + tx_failed + dispatch_failed */
+int pd_stats_accounted(void); /* rx = tx + dropped + tx_failed */
 void pd_stats_telemetry(void); /* /pktdedup/stats */
 
 /* snapshot.c */

@@ -178,6 +178,13 @@ int pd_ports_setup(void)
 		}
 		rss = rss_ok && c->dispatch != PD_DISPATCH_SOFTWARE;
 		pd_app.dispatching = !rss;
+		pd_app.rx_spread = !rss;
+		for (unsigned i = 0; i < (unsigned)c->nports && pd_app.rx_spread; i++) {
+			struct rte_eth_dev_info info;
+
+			pd_app.rx_spread = rte_eth_dev_info_get(ports[i], &info) == 0 &&
+					   info.max_rx_queues >= pd_app.nworkers;
+		}
 	}
 
 	/* mbufs: every RX and TX ring full, plus bursts in flight and dispatch rings */
@@ -252,23 +259,37 @@ int pd_ports_setup(void)
 		}
 	}
 
-	/* RX queues: with RSS, queue q of each port goes to worker q; otherwise one queue
-	 * per port, on worker 0 (software dispatch spreads the keys). TX: one per worker. */
+	/*
+	 * RX queues: with RSS, queue q of each port goes to worker q. With software
+	 * dispatch the same when every port has a queue per worker (the port spreads the
+	 * load by whatever hash it has, the rings bring each key to its owner: a NIC that
+	 * hashes on other fields, net_null, net_ring, net_af_packet's fanout); otherwise
+	 * one queue per port, on worker 0. TX: one queue per worker.
+	 */
 	for (unsigned p = 0; p < nports; p++) {
 		int is_rx = p < (unsigned)c->nports;
-		unsigned nrxq = is_rx ? (rss ? pd_app.nworkers : 1) : 0;
+		unsigned nrxq = is_rx ? (rss || pd_app.rx_spread ? pd_app.nworkers : 1) : 0;
 		struct rte_eth_dev_info info;
+		uint64_t hf = rss_hf;
+		int port_rss = rss;
 
-		if (rte_eth_dev_info_get(ports[p], &info) == 0 && !is_rx && info.max_rx_queues > 0)
+		if (rte_eth_dev_info_get(ports[p], &info) != 0)
+			memset(&info, 0, sizeof(info));
+		if (!is_rx && info.max_rx_queues > 0)
 			nrxq = 1; /* some PMDs need one RX queue; the dup port's is never polled */
-		rc = port_setup(ports[p], nrxq, pd_app.nworkers, rss, rss_hf);
+		if (is_rx && pd_app.rx_spread) { /* any hash the port has, for the load only */
+			hf = info.flow_type_rss_offloads & (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP |
+							    RTE_ETH_RSS_UDP);
+			port_rss = hf != 0;
+		}
+		rc = port_setup(ports[p], nrxq, pd_app.nworkers, port_rss, hf);
 		if (rc != 0) {
 			PD_LOG(ERR, "port %u: setup failed: %s\n", ports[p],
 				rte_strerror(-rc));
 			return 1;
 		}
 		for (unsigned q = 0; is_rx && q < nrxq; q++) {
-			struct pd_worker *w = pd_app.w[rss ? q : 0];
+			struct pd_worker *w = pd_app.w[nrxq > 1 ? q : 0];
 
 			w->rxq[w->n_rxq].port = ports[p];
 			w->rxq[w->n_rxq].queue = (uint16_t)q;

@@ -216,10 +216,10 @@ static void json_delays(struct json *j, const struct pd_counters *t)
 	json_close(j);
 }
 
-/* rx = tx + dropped + tx_failed + dispatch_failed (every packet accounted for). */
+/* rx = tx + dropped + tx_failed (every packet accounted for). */
 static int identity_holds(const struct pd_counters *t)
 {
-	return t->rx == t->tx + t->dropped + t->tx_failed + t->dispatch_failed;
+	return t->rx == t->tx + t->dropped + t->tx_failed;
 }
 
 int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const char *tx_to)
@@ -313,11 +313,14 @@ void pd_stats_summary(double secs)
 
 	pd_counters_sum(&t);
 	fprintf(out, "pktdedup: %" PRIu64 " packets in %.6f s: %" PRIu64 " unique, %" PRIu64
-	       " duplicate, %" PRIu64 " unparseable\n", t.rx, secs, t.unique, t.duplicate,
+	       " duplicate, %" PRIu64 " unparseable", t.rx, secs, t.unique, t.duplicate,
 	       t.unparseable);
+	if (t.bypassed != 0) /* outside --bpf, or the owner's ring was full */
+		fprintf(out, ", %" PRIu64 " bypassed (no verdict)", t.bypassed);
+	fprintf(out, "\n");
 	fprintf(out, "pktdedup: forwarded %" PRIu64 ", dropped %" PRIu64 ", marked %" PRIu64
-	       ", tx failed %" PRIu64 ", dispatch failed %" PRIu64 "; accounted: %s",
-	       t.tx, t.dropped, t.marked, t.tx_failed, t.dispatch_failed,
+	       ", tx failed %" PRIu64 ", passed unchecked %" PRIu64
+	       "; accounted: %s", t.tx, t.dropped, t.marked, t.tx_failed, t.dispatch_full,
 	       identity_holds(&t) ? "yes" : "NO");
 	if (!pd_app.replay) /* what the ports received is rx + what they lost */
 		fprintf(out, "; lost at the ports: %" PRIu64, ports_lost());

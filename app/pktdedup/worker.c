@@ -13,9 +13,10 @@
  * its time to its owner in an mbuf field. (Replay has its own loop, replay.c, and
  * shares the key and filter steps below: pd_key_of_bytes, pd_run_filter.)
  *
- * Accounting, per worker: rx + dispatched_in = tx + dropped + tx_failed +
- * dispatched_out + dispatch_failed; summed over workers dispatched_in = dispatched_out,
- * so rx = tx + dropped + tx_failed + dispatch_failed in total.
+ * Accounting, per worker: rx + dispatched_in = tx + dropped + tx_failed + dispatched_out;
+ * summed over workers dispatched_in = dispatched_out, so rx = tx + dropped + tx_failed in
+ * total. A packet whose owner's ring is full is not lost: its receiver forwards it
+ * unchecked (dispatch_full, bypassed), so at worst a copy passes.
  */
 #include <stddef.h>
 
@@ -343,6 +344,21 @@ static void handle_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n
 	}
 }
 
+static unsigned drain_ring(struct pd_worker *w)
+{
+	struct rte_mbuf *m[PD_APP_BURST];
+	uint64_t h[PD_APP_BURST], ts[PD_APP_BURST];
+	unsigned n = rte_ring_dequeue_burst(w->ring, (void **)m, PD_APP_BURST, NULL);
+
+	for (unsigned i = 0; i < n; i++) {
+		h[i] = *hash_field(w, m[i]);
+		ts[i] = w->app->time_src != PD_TIME_NONE ? *time_field(w, m[i]) : 0;
+	}
+	w->c.dispatched_in += n;
+	process_owned(w, m, h, ts, n);
+	return n;
+}
+
 /* One received burst with software dispatch. */
 static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
 			   const uint64_t *rxt)
@@ -374,35 +390,29 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 			out[o][nout[o]++] = pkts[i];
 		}
 	}
+	process_owned(w, mine, h, ts, nmine);
 	for (unsigned o = 0; o < w->app->nworkers; o++) {
 		unsigned q;
 
 		if (nout[o] == 0)
 			continue;
 		q = rte_ring_enqueue_burst(w->app->w[o]->ring, (void **)out[o], nout[o], NULL);
+		if (q < nout[o]) { /* the owner is behind: do this worker's own share, retry */
+			drain_ring(w);
+			q += rte_ring_enqueue_burst(w->app->w[o]->ring, (void **)(out[o] + q),
+						    nout[o] - q, NULL);
+		}
 		w->c.dispatched_out += q;
-		if (q < nout[o]) {
-			w->c.dispatch_failed += nout[o] - q;
-			rte_pktmbuf_free_bulk(out[o] + q, nout[o] - q);
+		for (unsigned i = q; i < nout[o]; i++) { /* overload of the owner */
+			w->c.dispatch_full++;
+			w->c.bypassed++;
+			forward(w, out[o][i]);
 		}
 	}
-	process_owned(w, mine, h, ts, nmine);
 }
 
-static unsigned drain_ring(struct pd_worker *w)
-{
-	struct rte_mbuf *m[PD_APP_BURST];
-	uint64_t h[PD_APP_BURST], ts[PD_APP_BURST];
-	unsigned n = rte_ring_dequeue_burst(w->ring, (void **)m, PD_APP_BURST, NULL);
-
-	for (unsigned i = 0; i < n; i++) {
-		h[i] = *hash_field(w, m[i]);
-		ts[i] = w->app->time_src != PD_TIME_NONE ? *time_field(w, m[i]) : 0;
-	}
-	w->c.dispatched_in += n;
-	process_owned(w, m, h, ts, n);
-	return n;
-}
+/* Workers past their receive loop (software dispatch's stop). */
+static atomic_uint stopped_receiving;
 
 int pd_worker_main(void *arg)
 {
@@ -443,9 +453,18 @@ int pd_worker_main(void *arg)
 			pd_snap_step(w); /* one bounded step of a periodic snapshot's copy */
 		}
 	}
-	if (w->app->dispatching)
-		while (drain_ring(w) != 0)
-			;
+	if (w->app->dispatching) {
+		/* A peer may still be handing over its last burst: drain until every worker
+		 * has left its receive loop and the ring is empty after that. */
+		atomic_fetch_add_explicit(&stopped_receiving, 1, memory_order_acq_rel);
+		for (;;) {
+			const unsigned done = atomic_load_explicit(&stopped_receiving,
+								   memory_order_acquire);
+
+			if (drain_ring(w) == 0 && done == w->app->nworkers)
+				break;
+		}
+	}
 	tx_flush_all(w);
 	atomic_store_explicit(&w->snap.stopped, 1, memory_order_release);
 	return 0;
