@@ -4,7 +4,8 @@
 # memory in a loop (infinite_rx; TX without a file drops). pktdedup runs with dedup on
 # and --action count (it forwards every packet, as testpmd does). Each of REPS rounds runs
 # testpmd, then pktdedup, SECS seconds each, then tests/bench/bench_isolated on the same
-# frames: the key, its hash and the filter alone (thread CPU time). Prints medians:
+# frames: the key, its hash, the filter alone and the live estimate (thread CPU time,
+# docs/estimate.md). Prints medians:
 # each program's ns/packet, what pktdedup adds over testpmd, and the isolated costs
 # with their sum (docs/speed.md). A benchmark, not a test; dpdk-testpmd comes with
 # Debian's dpdk-dev.
@@ -100,16 +101,18 @@ med() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 field() { # the median of isolated field $1 over the rounds
 	local x=() l
-	for l in "${iso[@]}"; do x+=("$(sed -n "s/.* $1 \([0-9.]*\) .*/\1/p" <<<"$l")"); done
+	for l in "${iso[@]}"; do x+=("$(sed -n "s/.* $1 \(-\{0,1\}[0-9.]*\) .*/\1/p" <<<"$l")"); done
 	med "${x[@]}"
 }
 mt=$(med "${t[@]}")
 mp=$(med "${p[@]}")
 echo "median: testpmd $mt Mpps, pktdedup $mp Mpps, ratio $(ratio "$mp" "$mt")"
-awk -v t="$mt" -v p="$mp" -v k="$(field key)" -v h="$(field hash)" -v f="$(field filter)" 'BEGIN {
-	printf "| testpmd ns/packet | pktdedup ns/packet | added | isolated: key | hash | filter | sum |\n"
-	printf "| %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
-		1e3 / t, 1e3 / p, 1e3 / p - 1e3 / t, k, h, f, k + h + f }'
+awk -v t="$mt" -v p="$mp" -v k="$(field key)" -v h="$(field hash)" -v f="$(field filter)" \
+	-v e="$(field estimate)" 'BEGIN {
+	printf "| testpmd ns/packet | pktdedup ns/packet | added | isolated: key | hash | filter |"
+	printf " estimate | sum |\n"
+	printf "| %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f |\n",
+		1e3 / t, 1e3 / p, 1e3 / p - 1e3 / t, k, h, f, e, k + h + f + e }'
 if [ ${#vs[@]} -ne 0 ]; then
 	mv=$(med "${v[@]}")
 	echo "median with ${vs[*]}: $mv Mpps, ratio to testpmd $(ratio "$mv" "$mt"), to pktdedup without $(ratio "$mv" "$mp")"

@@ -34,6 +34,9 @@ bad "--memory" "${p[@]}" --memory 12Q
 bad "--memory" "${p[@]}" --memory -5M
 bad "--memory" "${p[@]}" --memory 99999999999999G
 bad "--fpr" "${p[@]}" --fpr 1.5
+bad "--estimate-rate 2: expected a number in [0, 1]" "${p[@]}" --estimate-rate 2
+bad "--estimate-rate 1/0: expected off, 1/N" "${p[@]}" --estimate-rate 1/0
+bad "--estimate-rate 0: expected off, 1/N" "${p[@]}" --estimate-rate 0
 bad "--fpr" "${p[@]}" --fpr abc
 bad "--seed" "${p[@]}" --seed 12x
 bad "--k" "${p[@]}" --k -1

@@ -164,6 +164,17 @@ static int create_filter(void *arg)
 	if (w->filter == NULL) {
 		PD_LOG(ERR, "worker %u: %s\n", w->idx, err.msg);
 		w->failed = 1;
+		return 0;
+	}
+	if (pd_app.cfg.estimate_level >= 0) {
+		const struct pd_filter_params *fp = pd_filter_params(w->filter);
+
+		w->est = pd_estimate_create((unsigned)pd_app.cfg.estimate_level,
+					    PD_ESTIMATE_ENTRIES, fp->window, fp->window_mode);
+		if (w->est == NULL) {
+			PD_LOG(ERR, "worker %u: no memory for the estimate's shadow\n", w->idx);
+			w->failed = 1;
+		}
 	}
 	return 0;
 }

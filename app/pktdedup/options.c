@@ -15,6 +15,8 @@
 /* The loss budget: a false positive drops a unique packet, so the app plans for one in a
  * million (the library's and pktdedup-eval's default, 0.01, suits comparing filters). */
 #define DEFAULT_FPR 1e-6
+/* The live estimate samples 2^-8 of the keys (docs/estimate.md: its measured cost). */
+#define DEFAULT_ESTIMATE_LEVEL 8
 
 void pd_app_usage(FILE *out)
 {
@@ -103,6 +105,10 @@ void pd_app_usage(FILE *out)
 		"  --stats-interval T   print a counter line every T (seconds, or 500ms...;\n"
 		"                       default: off)\n"
 		"  --stats-json FILE    write the final summary as JSON ('-': stdout)\n"
+		"  --estimate-rate R    share of the keys whose verdicts an exact shadow checks,\n"
+		"                       for the live FPR/FNR estimate (docs/estimate.md): 1/N\n"
+		"                       or a fraction, rounded to a power of two; off (default\n"
+		"                       1/256; 1 MiB per worker)\n"
 		"  telemetry: /pktdedup/stats (dpdk-telemetry.py)\n"
 		"\n"
 		"  --help               this text\n"
@@ -116,7 +122,8 @@ void pd_app_usage(FILE *out)
 enum {
 	O_FILTER = 256, O_ACTION, O_DSCP, O_DUPPORT,
 	O_UNPARSEABLE, O_PORTS, O_WORKERS, O_DISPATCH, O_RXD, O_TXD, O_MBUFS, O_PCAPIN,
-	O_PCAPOUT, O_DUPOUT, O_OUTFMT, O_BPF, O_QUIET, O_SINT, O_SJSON, O_SNAP, O_SNAPINT, O_SNAPPOL, O_WINDOW, O_WMODE, O_EQT,
+	O_PCAPOUT, O_DUPOUT, O_OUTFMT, O_BPF, O_QUIET, O_SINT, O_SJSON, O_ESTRATE, O_SNAP,
+	O_SNAPINT, O_SNAPPOL, O_WINDOW, O_WMODE, O_EQT,
 	O_HELP,
 	O_VERSION,
 };
@@ -143,6 +150,7 @@ static const struct option longopts[] = {
 	{"quiet", no_argument, NULL, O_QUIET},
 	{"stats-interval", required_argument, NULL, O_SINT},
 	{"stats-json", required_argument, NULL, O_SJSON},
+	{"estimate-rate", required_argument, NULL, O_ESTRATE},
 	{"snapshot", required_argument, NULL, O_SNAP},
 	{"snapshot-interval", required_argument, NULL, O_SNAPINT},
 	{"snapshot-policy", required_argument, NULL, O_SNAPPOL},
@@ -153,6 +161,35 @@ static const struct option longopts[] = {
 	{"version", no_argument, NULL, O_VERSION},
 	{NULL, 0, NULL, 0},
 };
+
+/* --estimate-rate: off, 1/N or a fraction in (0, 1], to the nearest 2^-level. */
+static int parse_estimate_rate(const char *s, int *level)
+{
+	double r;
+	int l = 0;
+
+	if (strcmp(s, "off") == 0) {
+		*level = -1;
+		return 0;
+	}
+	if (strncmp(s, "1/", 2) == 0) {
+		uint64_t n;
+
+		if (cli_count("--estimate-rate", s + 2, &n) != 0)
+			return -1;
+		r = n == 0 ? 2 : 1.0 / (double)n;
+	} else if (cli_real("--estimate-rate", s, 0, 1, &r) != 0) {
+		return -1;
+	}
+	if (r <= 0 || r > 1)
+		return cli_bad("--estimate-rate", s, "expected off, 1/N or a fraction in (0, 1]");
+	while (l < 40 && r < 0.75 / (double)(1ULL << l)) /* nearest power of two */
+		l++;
+	if (r < 0.75 / (double)(1ULL << 40))
+		return cli_bad("--estimate-rate", s, "below 2^-40");
+	*level = l;
+	return 0;
+}
 
 static int parse_port(const char *opt, const char *s, int *out)
 {
@@ -246,6 +283,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 	c->dispatch = PD_DISPATCH_AUTO;
 	c->rx_desc = 1024;
 	c->tx_desc = 1024;
+	c->estimate_level = DEFAULT_ESTIMATE_LEVEL;
 
 	optind = 1;
 	opterr = 0;
@@ -345,6 +383,9 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 		case O_SJSON:
 			r = *a == '\0' ? cli_bad("--stats-json", a, "expected a file name or -") : 0;
 			c->stats_json = a;
+			break;
+		case O_ESTRATE:
+			r = parse_estimate_rate(a, &c->estimate_level);
 			break;
 		case O_SNAP:
 			if (*a == '\0')

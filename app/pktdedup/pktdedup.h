@@ -15,6 +15,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include <pktdedup/pd_estimate.h>
 #include <pktdedup/pd_filter.h>
 #include <pktdedup/pd_key.h>
 #include <pktdedup/pd_plan.h>
@@ -44,6 +45,9 @@ enum pd_dispatch { PD_DISPATCH_AUTO, PD_DISPATCH_RSS, PD_DISPATCH_SOFTWARE, PD_D
  * window at 10GbE line rate with 64-byte frames (options.c). */
 #define PD_LINE_RATE_PPS 14880952ULL
 
+/* Entries of each worker's estimate shadow: 32 bytes each, 1 MiB (docs/estimate.md). */
+#define PD_ESTIMATE_ENTRIES 32768
+
 struct pd_app_config {
 	struct pd_filter_params filter;
 	int gap_from_window;    /* filter.expected_n was derived from --window */
@@ -59,6 +63,7 @@ struct pd_app_config {
 	enum pd_dispatch dispatch;
 	double stats_interval;  /* seconds; 0: no periodic line */
 	const char *stats_json;
+	int estimate_level;     /* the live estimate samples 2^-level of the keys; -1: off */
 	const char *pcap_in;
 	const char *pcap_out;
 	const char *dup_out;    /* replay: the copies, as they came */
@@ -147,6 +152,7 @@ struct pd_worker {
 	uint16_t txq;       /* this worker's TX queue on every port */
 	struct rte_ring *ring; /* software dispatch: packets whose key this worker owns */
 	struct pd_filter *filter;
+	struct pd_estimate *est; /* the live error estimate's shadow; NULL: off */
 	int failed;
 	struct pd_counters c __rte_cache_aligned;
 	/* DPDK TX buffers of the ports in use (ports.c), NULL elsewhere; unsent packets are
@@ -236,6 +242,14 @@ void pd_stats_summary(double secs);
 int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const char *tx_to);
 int pd_stats_accounted(void); /* rx = tx + dropped + tx_failed */
 void pd_stats_telemetry(void); /* /pktdedup/stats */
+
+/* estimate.c: the live error estimate, over the workers (nothing when off) */
+struct json;
+void pd_estimate_line(FILE *out);     /* the periodic line's est_fpr, est_fnr fields */
+void pd_estimate_summary(FILE *out);  /* the summary's estimate line */
+void pd_estimate_json(struct json *j); /* "estimate": {...} or null */
+struct rte_tel_data;
+void pd_estimate_telemetry(struct rte_tel_data *d); /* est_* fields of /pktdedup/stats */
 
 /* snapshot.c */
 int pd_snap_lock(void); /* before EAL: the run's lock, stale temporary files removed */

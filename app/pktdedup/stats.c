@@ -83,7 +83,9 @@ void pd_stats_line(FILE *out, double secs)
 	for (unsigned i = 0; i < pd_counter_count; i++)
 		if (pd_counter_table[i].in_line)
 			fprintf(out, " %s %" PRIu64, pd_counter_table[i].name, pd_counter_value(&t, i));
-	fprintf(out, " lost_at_ports %" PRIu64 "\n", ports_lost_now());
+	fprintf(out, " lost_at_ports %" PRIu64, ports_lost_now());
+	pd_estimate_line(out);
+	fprintf(out, "\n");
 	fflush(out);
 }
 
@@ -254,6 +256,7 @@ int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const ch
 				    fp->window_mode == PD_WINDOW_SEEN ? "seen" : "delivered");
 	json_str(&j, "time", time_src_name());
 	json_delays(&j, &t);
+	pd_estimate_json(&j);
 	/* with --pcap-out the forwarded frames go to the file, not through the port's TX */
 	json_str(&j, "tx_to", tx_to);
 	json_u64(&j, "mbufs_in_use", mbufs_in_use);
@@ -334,6 +337,7 @@ void pd_stats_summary(double secs)
 			pd_app.cfg.filter.window,
 			pd_app.cfg.filter.window_mode == PD_WINDOW_SEEN ? "seen" : "delivered",
 			pd_app.time_src == PD_TIME_PCAP ? "pcap timestamps" : "the RX TSC");
+	pd_estimate_summary(out);
 	if (pd_app.want_delay) {
 		uint64_t n = 0;
 
@@ -388,6 +392,7 @@ static int telemetry_stats(const char *cmd, const char *params, struct rte_tel_d
 	rte_tel_data_add_dict_u64(d, "lost_at_ports", ports_lost_now());
 	rte_tel_data_add_dict_u64(d, "workers", pd_app.nworkers);
 	rte_tel_data_add_dict_u64(d, "window_ns", pd_app.cfg.filter.window);
+	pd_estimate_telemetry(d);
 	if (pd_app.want_delay) {
 		/* counts per bucket: [0,1us), [1us,2us), ... [5s,10s), >= 10s */
 		struct rte_tel_data *h = rte_tel_data_alloc();

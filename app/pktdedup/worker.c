@@ -95,10 +95,16 @@ static inline void burst_times(const struct pd_app *app, unsigned n, uint64_t *t
 		t[i] = now;
 }
 
-/* One filter call: with times when the filter needs them, delays into the histogram. */
+/*
+ * One filter call: with times when the filter needs them, delays into the histogram,
+ * then the sampled keys' verdicts to the live estimate's shadow (docs/estimate.md: its
+ * measured cost).
+ */
 void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		   unsigned n)
 {
+	const uint64_t *t = w->app->time_src != PD_TIME_NONE ? ts : NULL;
+
 	if (w->app->want_delay) {
 		uint64_t d[PD_APP_BURST];
 
@@ -107,9 +113,10 @@ void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, u
 			if (v[i] && d[i] != PD_DELAY_NONE)
 				w->c.delay[delay_bucket(d[i])]++;
 	} else {
-		pd_filter_burst_hashed(w->filter, h, w->app->time_src != PD_TIME_NONE ? ts : NULL,
-				       v, n);
+		pd_filter_burst_hashed(w->filter, h, t, v, n);
 	}
+	if (w->est != NULL)
+		pd_estimate_observe(w->est, h, t, v, n);
 }
 
 void pd_worker_tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The live error estimate over the workers (docs/estimate.md): each worker's shadow
+ * (lib's pd_estimate) counts its sampled keys per level; the workers' counts are added
+ * at the highest sampling level any of them reached, so that every worker contributes
+ * the same share of its keys. Written into the periodic line, the JSON summary and
+ * telemetry's /pktdedup/stats; read while the workers run (counters may be one burst
+ * apart, as the others).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "../common/json.h"
+#include "pktdedup.h"
+
+struct est_view {
+	unsigned level;
+	struct pd_estimate_counts c; /* summed over the workers */
+	uint64_t unique, copies, keys, bytes;
+	double fpr, fpr_lo, fpr_hi, fnr, fnr_lo, fnr_hi;
+};
+
+/* 0 when the estimate is off. */
+static int est_view(struct est_view *v)
+{
+	struct pd_estimate_counts c;
+	struct pd_estimate_rates r;
+
+	if (pd_app.cfg.estimate_level < 0 || pd_app.nworkers == 0 || pd_app.w[0]->est == NULL)
+		return 0;
+	memset(v, 0, sizeof(*v));
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		unsigned l = pd_estimate_level(pd_app.w[i]->est);
+
+		if (l > v->level)
+			v->level = l;
+	}
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		pd_estimate_counts(pd_app.w[i]->est, v->level, &c);
+		pd_estimate_counts_add(&v->c, &c);
+		v->bytes += pd_estimate_footprint(pd_app.w[i]->est);
+	}
+	v->keys = v->c.keys;
+	v->unique = v->c.tn + v->c.fp;
+	v->copies = v->c.fn + v->c.tp;
+	pd_estimate_rates(&v->c, &r);
+	v->fpr = r.fpr;
+	v->fpr_lo = r.fpr_lo;
+	v->fpr_hi = r.fpr_hi;
+	v->fnr = r.fnr;
+	v->fnr_lo = r.fnr_lo;
+	v->fnr_hi = r.fnr_hi;
+	return 1;
+}
+
+void pd_estimate_line(FILE *out)
+{
+	struct est_view v;
+
+	if (est_view(&v))
+		fprintf(out, " est_fpr %.3g [%.3g,%.3g] est_fnr %.3g [%.3g,%.3g]", v.fpr,
+			v.fpr_lo, v.fpr_hi, v.fnr, v.fnr_lo, v.fnr_hi);
+}
+
+void pd_estimate_summary(FILE *out)
+{
+	struct est_view v;
+
+	if (!est_view(&v))
+		return;
+	fprintf(out, "pktdedup: estimate from 1/%" PRIu64 " of the keys (%" PRIu64 " unique, %"
+		PRIu64 " copies checked): FPR %.3g (95%%: %.3g-%.3g), FNR %.3g (95%%: %.3g-%.3g)\n",
+		(uint64_t)1 << v.level, v.unique, v.copies, v.fpr, v.fpr_lo, v.fpr_hi, v.fnr,
+		v.fnr_lo, v.fnr_hi);
+}
+
+void pd_estimate_json(struct json *j)
+{
+	struct est_view v;
+
+	if (!est_view(&v)) {
+		json_null(j, "estimate");
+		return;
+	}
+	json_open(j, "estimate", '{', 0);
+	json_f64(j, "fpr", "%.6g", v.fpr);
+	json_open(j, "fpr_ci", '[', 1);
+	json_f64(j, NULL, "%.6g", v.fpr_lo);
+	json_f64(j, NULL, "%.6g", v.fpr_hi);
+	json_close(j);
+	json_f64(j, "fnr", "%.6g", v.fnr);
+	json_open(j, "fnr_ci", '[', 1);
+	json_f64(j, NULL, "%.6g", v.fnr_lo);
+	json_f64(j, NULL, "%.6g", v.fnr_hi);
+	json_close(j);
+	json_open(j, "sampled", '{', 1);
+	json_u64(j, "rate_log2", v.level);
+	json_u64(j, "unique", v.unique);
+	json_u64(j, "copies", v.copies);
+	json_u64(j, "false_positives", v.c.fp);
+	json_u64(j, "false_negatives", v.c.fn);
+	json_u64(j, "keys_held", v.keys);
+	json_u64(j, "memory_bytes", v.bytes);
+	json_close(j);
+	json_close(j);
+}
+
+void pd_estimate_telemetry(struct rte_tel_data *d)
+{
+	struct est_view v;
+	char s[32];
+
+	if (!est_view(&v))
+		return;
+	/* DPDK 22.11's telemetry has no floating-point value: rates as strings */
+	snprintf(s, sizeof(s), "%.6g", v.fpr);
+	rte_tel_data_add_dict_string(d, "est_fpr", s);
+	snprintf(s, sizeof(s), "%.6g", v.fpr_lo);
+	rte_tel_data_add_dict_string(d, "est_fpr_lo", s);
+	snprintf(s, sizeof(s), "%.6g", v.fpr_hi);
+	rte_tel_data_add_dict_string(d, "est_fpr_hi", s);
+	snprintf(s, sizeof(s), "%.6g", v.fnr);
+	rte_tel_data_add_dict_string(d, "est_fnr", s);
+	snprintf(s, sizeof(s), "%.6g", v.fnr_lo);
+	rte_tel_data_add_dict_string(d, "est_fnr_lo", s);
+	snprintf(s, sizeof(s), "%.6g", v.fnr_hi);
+	rte_tel_data_add_dict_string(d, "est_fnr_hi", s);
+	rte_tel_data_add_dict_u64(d, "est_unique", v.unique);
+	rte_tel_data_add_dict_u64(d, "est_copies", v.copies);
+	rte_tel_data_add_dict_u64(d, "est_rate_log2", v.level);
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The live error estimate (docs/estimate.md) against the truth. A replay of a stream of
+# 64-byte frames, copies at gaps of 1 to 60,000 frames, keyed on the whole frame
+# (--compare-from l2 --ignore none) so that an exact set of frame bytes is the truth;
+# --dup-out gives the filter's verdict on every frame (by its unique timestamp). The
+# true FPR and FNR over every frame must lie inside the estimate's 95% intervals,
+# computed from 1/8 of the keys, in at least 18 of 20 seeds (90%) in each case: 64 KiB
+# (capacity-bound: copies missed, and a loss budget of 1e-2 so that some unique frames
+# are dropped too), the same with a 20 ms window (frames are 1 us apart: a copy 20,000
+# frames later is unique again), 160 KiB at the default budget (about 1% of the copies
+# missed) and 4 MiB (nothing missed).
+set -euo pipefail
+. "$(dirname "$0")/e2e_common.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+python3 - "$tmp/stream.pcap" <<'PY'
+import random, struct, sys
+rnd = random.Random(25)
+n, maxgap = 120000, 60000
+out = [struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)]
+ids, fresh = [], 0
+for i in range(n):
+    if ids and rnd.random() < 0.4:
+        k = ids[len(ids) - rnd.randint(1, min(maxgap, len(ids)))]
+    else:
+        k, fresh = fresh, fresh + 1
+    ids.append(k)
+    eth = b"\x02\0\0\0\0\x02\x02\0\0\0\0\x01\x08\x00"
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 46, 0, 0, 64, 17, 0, b"\x0a\0\0\x01",
+                     b"\xc0\0\x02\x01")
+    frame = eth + ip + struct.pack("!HHHHQ", 1024, 53, 26, 0, k) + b"\0" * 10
+    out.append(struct.pack("<IIII", i // 1000000, i % 1000000, len(frame), len(frame)) + frame)
+open(sys.argv[1], "wb").write(b"".join(out))
+PY
+
+truth_check() { # memory fpr window-us seed -> "covered-fpr covered-fnr text"
+	local w=()
+	[ "$3" = 0 ] || w=(--window "$3us")
+	"$bin" --pcap-in "$tmp/stream.pcap" --pcap-out /dev/null --dup-out "$tmp/dup.pcap" \
+		--key packet --compare-from l2 --ignore none --memory "$1" --fpr "$2" "${w[@]}" \
+		--seed "$4" --estimate-rate 1/8 --quiet --stats-json "$tmp/s.json"
+	python3 - "$tmp/stream.pcap" "$tmp/dup.pcap" "$tmp/s.json" "$3" <<'PY'
+import json, struct, sys
+def frames(path):
+    d = open(path, "rb").read()
+    o = 24
+    while o + 16 <= len(d):
+        s, u, c, _ = struct.unpack("<IIII", d[o:o + 16])
+        yield s * 1000000 + u, d[o + 16:o + 16 + c]
+        o += 16 + c
+judged = {t for t, _ in frames(sys.argv[2])}
+window = int(sys.argv[4])  # us; 0: none. Seen mode: every copy restarts the window
+last, fp, un, fn, cp = {}, 0, 0, 0, 0
+for t, f in frames(sys.argv[1]):
+    dup = t in judged
+    if f in last and (window == 0 or t - last[f] <= window):
+        cp += 1
+        fn += not dup
+    else:
+        un += 1
+        fp += dup
+    last[f] = t
+e = json.load(open(sys.argv[3]))["estimate"]
+tf, tn = fp / un, fn / cp
+ok_f = e["fpr_ci"][0] <= tf <= e["fpr_ci"][1]
+ok_n = e["fnr_ci"][0] <= tn <= e["fnr_ci"][1]
+print(int(ok_f), int(ok_n), "true FPR %.4g FNR %.4g; estimate FPR %.4g %s FNR %.4g %s from %d+%d"
+      % (tf, tn, e["fpr"], e["fpr_ci"], e["fnr"], e["fnr_ci"], e["sampled"]["unique"],
+         e["sampled"]["copies"]))
+PY
+}
+
+seeds=20
+for case in 64K:1e-2:0 64K:1e-2:20000 160K:1e-6:0 4M:1e-6:0; do
+	IFS=: read -r mem fpr win <<<"$case"
+	cf=0
+	cn=0
+	for seed in $(seq 1 "$seeds"); do
+		read -r okf okn line <<<"$(truth_check "$mem" "$fpr" "$win" "$seed")"
+		cf=$((cf + okf))
+		cn=$((cn + okn))
+		echo "  $case seed $seed: $line"
+	done
+	[ $((10 * cf)) -ge $((9 * seeds)) ] && [ $((10 * cn)) -ge $((9 * seeds)) ] ||
+		{ echo "FAIL: $case: the intervals covered the true FPR in $cf, FNR in $cn of $seeds seeds" >&2; exit 1; }
+	echo "ok: --memory $mem --fpr $fpr, window ${win} us: the 95% intervals covered the true FPR in $cf and FNR in $cn of $seeds seeds"
+done
