@@ -3,7 +3,9 @@
 # pktdedup runs on pcap/dups.pcap looping through net_pcap, /pktdedup/stats has every
 # counter of the summary's "total" (both are made from one list, PD_COUNTERS), the
 # unparseable reasons ('_' for '-': telemetry's names) and lost_at_ports, and its counts
-# keep the accounting identity.
+# keep the accounting identity. /pktdedup/workers, /ports, /config and /delays agree
+# with the summary, and scripts/pktdedup-prometheus.py turns them into valid Prometheus
+# text. A replay with --telemetry serves them too, while it reads a pipe.
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
 tmp=$(mktemp -d)
@@ -13,7 +15,8 @@ rc=0
 timeout --preserve-status -s INT 4 "$bin" --no-huge -m 512 --no-pci --no-shconf \
 	--file-prefix "$prefix" --log-level '*:warning' -l 0 \
 	--vdev "net_pcap0,rx_pcap=$in,infinite_rx=1" -- --ports 0 --key packet \
-	--filter exact --action count --stats-json "$tmp/out.json" >/dev/null 2>"$tmp/err" &
+	--filter exact --action count --window 10ms --stats-json "$tmp/out.json" \
+	>/dev/null 2>"$tmp/err" &
 pid=$!
 /usr/bin/python3 - "/var/run/dpdk/$prefix/dpdk_telemetry.v2" "$tmp/tel.json" <<'PY' || rc=$?
 import json, os, socket, sys, time
@@ -26,15 +29,22 @@ s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 s.connect(path)
 json.loads(s.recv(16384))  # the greeting
 time.sleep(1)  # some traffic first
-s.send(b"/pktdedup/stats")
-open(sys.argv[2], "w").write(s.recv(1 << 20).decode())
+out = {}
+for cmd in ["/pktdedup/stats", "/pktdedup/workers", "/pktdedup/ports", "/pktdedup/config",
+            "/pktdedup/delays"]:
+    s.send(cmd.encode())
+    out.update(json.loads(s.recv(1 << 20)))
+json.dump(out, open(sys.argv[2], "w"))
 PY
+python3 "$root/scripts/pktdedup-prometheus.py" --file-prefix "$prefix" >"$tmp/prom.txt" || rc=$?
 wait $pid || rc=$?
 [ "$rc" -eq 0 ] || { echo "FAIL: status $rc" >&2; cat "$tmp/err" >&2; exit 1; }
 /usr/bin/python3 - "$tmp/tel.json" "$tmp/out.json" <<'PY'
 import json, sys
-tel = json.load(open(sys.argv[1]))["/pktdedup/stats"]
-total = json.load(open(sys.argv[2]))["total"]
+all_ = json.load(open(sys.argv[1]))
+tel = all_["/pktdedup/stats"]
+summary = json.load(open(sys.argv[2]))
+total = summary["total"]
 want = [k for k in total if not isinstance(total[k], dict)]
 want += [r.replace("-", "_") for r in total["unparseable_reasons"]] + ["lost_at_ports"]
 missing = [k for k in want if k not in tel]
@@ -45,4 +55,65 @@ assert tel["rx"] <= total["rx"], (tel["rx"], total["rx"])
 assert abs(tel["rx"] - (tel["tx"] + tel["dropped"] + tel["tx_failed"])) <= 64, tel
 print("ok: telemetry has all %d counters of the summary; rx %d of %d at the query" %
       (len(want), tel["rx"], total["rx"]))
+w = all_["/pktdedup/workers"]["0"]
+assert set(want[:len(total) - 1]) - {"unparseable_reasons"} <= set(w) | {"unparseable_reasons"}, w
+assert 0 < w["rx"] <= total["rx"] and w["lcore"] == 0, w
+p = all_["/pktdedup/ports"]["0"]
+assert p["name"] == "net_pcap0" and 0 < p["rx"] <= p["ipackets"] and p["lost"] == 0, p
+c = all_["/pktdedup/config"]
+plan = summary["plan"]
+assert (c["filter"], c["parameters"], c["key"], c["window_ns"], c["workers"]) == \
+    (plan["filter"], plan["parameters"], summary["key"], summary["window_ns"], 1), c
+assert float(c["predicted_fpr"]) == float("%g" % plan["predicted_fpr"]), (c, plan)
+d = all_["/pktdedup/delays"]
+assert len(d) == len(summary["delay_histogram"]["buckets"]) and list(d)[0] == "lt_1us" and \
+    list(d)[-1] == "ge_10s" and 0 < sum(d.values()) <= total["duplicate"], d
+print("ok: /pktdedup/workers, /ports, /config (%s %s) and /delays (%d buckets) agree"
+      % (c["filter"], c["parameters"], len(d)))
 PY
+# the exporter: every sample line is NAME{LABELS} VALUE, with the totals and histogram
+python3 - "$tmp/prom.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+series = {}
+for line in text.splitlines():
+    if line.startswith("#"):
+        assert re.fullmatch(r"# (HELP|TYPE) pktdedup_\w+ .+", line), line
+        continue
+    m = re.fullmatch(r'(pktdedup_\w+)(\{(\w+="[^"]*",?)*\})? (\S+)', line)
+    assert m, line
+    series[m.group(1) + (m.group(2) or "")] = float(m.group(4))
+assert series["pktdedup_rx_total"] > 0, series
+assert series['pktdedup_worker_rx_total{worker="0",lcore="0"}'] > 0
+assert series['pktdedup_port_ipackets_total{port="0",name="net_pcap0"}'] > 0
+assert any(k.startswith("pktdedup_info{filter=\"exact\"") for k in series)
+assert series['pktdedup_duplicate_delay_seconds_bucket{le="+Inf"}'] == \
+    series["pktdedup_duplicate_delay_seconds_count"] > 0
+buckets = [v for k, v in series.items() if k.startswith("pktdedup_duplicate_delay_seconds_b")]
+assert buckets == sorted(buckets), buckets  # cumulative
+assert 'pktdedup_estimated_fnr{bound="upper"}' in series
+print("ok: pktdedup-prometheus.py: %d series, valid text exposition" % len(series))
+PY
+
+# a replay serves telemetry with --telemetry, here while it waits on its input pipe
+mkfifo "$tmp/fifo"
+"$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/replay.pcap" --telemetry >/dev/null 2>"$tmp/rerr" &
+rpid=$!
+exec 3>"$tmp/fifo"
+cat "$in" >&3
+for _ in $(seq 100); do
+	sock=$(sed -n 's/^pktdedup: telemetry: //p' "$tmp/rerr")
+	[ -n "$sock" ] && [ -S "$sock" ] && break
+	sleep 0.1
+done
+[ -n "$sock" ] || { echo "FAIL: replay --telemetry printed no socket: $(cat "$tmp/rerr")" >&2; exit 1; }
+python3 "$root/scripts/pktdedup-prometheus.py" --socket "$sock" >"$tmp/rprom.txt" ||
+	{ echo "FAIL: the exporter could not read the replay's telemetry" >&2; exit 1; }
+exec 3>&-
+wait $rpid || { echo "FAIL: replay status $?: $(cat "$tmp/rerr")" >&2; exit 1; }
+grep -q '^pktdedup_info{filter="qhtlru"' "$tmp/rprom.txt" && grep -q '^pktdedup_rx_total ' "$tmp/rprom.txt" ||
+	{ echo "FAIL: replay telemetry: $(head -5 "$tmp/rprom.txt")" >&2; exit 1; }
+[ ! -e "$sock" ] && [ ! -d "$(dirname "$sock")" ] ||
+	{ echo "FAIL: replay left $(dirname "$sock") behind" >&2; exit 1; }
+echo "ok: a replay with --telemetry served $(grep -c '^pktdedup' "$tmp/rprom.txt") series while reading a pipe, and removed its socket"
+

@@ -102,7 +102,8 @@ static int replay_eal_args(const struct pd_app_config *c, char *prog, char **out
 	out[n++] = "*:warning";
 	out[n++] = "--log-level";
 	out[n++] = "pktdedup:info"; /* the start-up lines */
-	out[n++] = "--no-telemetry"; /* a replay is short: its summary is the output */
+	if (!c->telemetry) /* a replay is short: its summary is the output */
+		out[n++] = "--no-telemetry";
 	out[n] = NULL;
 	return n;
 }
@@ -391,6 +392,8 @@ static void print_start(void)
 		c->action == PD_ACTION_DROP ? "drop" : c->action == PD_ACTION_MARK ? "mark" : "count");
 	if (rte_log_can_log(pd_logtype, RTE_LOG_INFO))
 		pd_stats_plan(stderr);
+	if (pd_app.replay && c->telemetry)
+		PD_LOG(INFO, "telemetry: %s/dpdk_telemetry.v2\n", rte_eal_get_runtime_dir());
 }
 
 /* Run the workers until the input ends (replay) or a signal; 0 or 1. */
@@ -431,13 +434,17 @@ static int finish(double secs_from)
 
 	if (pd_snap_finish() != 0)
 		status = 1;
-	for (unsigned p = 0; p < pd_app.nports; p++)
+	for (unsigned p = 0; p < pd_app.nports; p++) {
 		pd_port_loss_read(pd_app.port_id[p], &pd_app.port_loss[p]);
+		if (rte_eth_dev_get_name_by_port(pd_app.port_id[p],
+						 pd_app.port_name[pd_app.port_id[p]]) != 0)
+			strcpy(pd_app.port_name[pd_app.port_id[p]], "?");
+	}
 	pd_app.port_loss_final = 1;
 	pd_ports_close(pd_app.port_id, pd_app.nports); /* the PMDs give back the mbufs they hold */
 	if (pd_app.replay && pd_replay_close() != 0)
 		status = 1;
-	secs = pd_now_s() - secs_from;
+	secs = pd_now_s() - secs_from - pd_snap_final_write_s(); /* the run, not the file I/O */
 	if (pd_app.pool != NULL)
 		in_use = rte_mempool_in_use_count(pd_app.pool);
 	if (c->stats_interval > 0)
@@ -475,6 +482,7 @@ static void teardown(void)
 		(void)pd_replay_close();
 	for (unsigned i = 0; i < pd_app.nworkers; i++) {
 		pd_filter_destroy(pd_app.w[i]->filter);
+		pd_estimate_free(pd_app.w[i]->est);
 		rte_ring_free(pd_app.w[i]->ring);
 		rte_free(pd_app.w[i]->scratch);
 		rte_free(pd_app.w[i]->keybuf);
@@ -486,8 +494,13 @@ static void teardown(void)
 	/* replay: the runtime directory is this process's own (unique prefix) */
 	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
-	if (c->pcap_in != NULL)
+	if (c->pcap_in != NULL) {
+		char sock[PATH_MAX + 32];
+
+		snprintf(sock, sizeof(sock), "%s/dpdk_telemetry.v2", rundir); /* --telemetry */
+		(void)unlink(sock);
 		(void)rmdir(rundir);
+	}
 }
 
 int main(int argc, char **argv)
@@ -527,6 +540,7 @@ int main(int argc, char **argv)
 	if (status == 0) {
 		print_start();
 		pd_stats_telemetry();
+		pd_telemetry_register();
 		pd_stats_start();
 		t0 = pd_now_s();
 		status = run();

@@ -109,7 +109,9 @@ void pd_app_usage(FILE *out)
 		"                       for the live FPR/FNR estimate (docs/estimate.md): 1/N\n"
 		"                       or a fraction, rounded to a power of two; off (default\n"
 		"                       1/256; 1 MiB per worker)\n"
-		"  telemetry: /pktdedup/stats (dpdk-telemetry.py)\n"
+		"  telemetry: /pktdedup/stats, /workers, /ports, /config, /delays\n"
+		"                       (dpdk-telemetry.py; docs/app.md)\n"
+		"  --telemetry          replay: serve telemetry too (the socket is printed)\n"
 		"\n"
 		"  --help               this text\n"
 		"  --version            the version\n"
@@ -122,7 +124,7 @@ void pd_app_usage(FILE *out)
 enum {
 	O_FILTER = 256, O_ACTION, O_DSCP, O_DUPPORT,
 	O_UNPARSEABLE, O_PORTS, O_WORKERS, O_DISPATCH, O_RXD, O_TXD, O_MBUFS, O_PCAPIN,
-	O_PCAPOUT, O_DUPOUT, O_OUTFMT, O_BPF, O_QUIET, O_SINT, O_SJSON, O_ESTRATE, O_SNAP,
+	O_PCAPOUT, O_DUPOUT, O_OUTFMT, O_BPF, O_QUIET, O_SINT, O_SJSON, O_ESTRATE, O_TELEMETRY, O_SNAP,
 	O_SNAPINT, O_SNAPPOL, O_WINDOW, O_WMODE, O_EQT,
 	O_HELP,
 	O_VERSION,
@@ -148,6 +150,7 @@ static const struct option longopts[] = {
 	{"out-format", required_argument, NULL, O_OUTFMT},
 	{"bpf", required_argument, NULL, O_BPF},
 	{"quiet", no_argument, NULL, O_QUIET},
+	{"telemetry", no_argument, NULL, O_TELEMETRY},
 	{"stats-interval", required_argument, NULL, O_SINT},
 	{"stats-json", required_argument, NULL, O_SJSON},
 	{"estimate-rate", required_argument, NULL, O_ESTRATE},
@@ -377,6 +380,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			c->bpf = a;
 			break;
 		case O_QUIET: c->quiet = 1; break;
+		case O_TELEMETRY: c->telemetry = 1; break;
 		case O_SINT:
 			r = cli_seconds("--stats-interval", a, 0.001, 86400, &c->stats_interval);
 			break;

@@ -70,6 +70,7 @@ struct pd_app_config {
 	int out_format;         /* enum rio_format: same (default), pcap, pcapng */
 	const char *bpf;        /* replay: only matching frames are deduplicated */
 	int quiet;              /* no progress, start-up lines or summary text */
+	int telemetry;          /* replay: serve rte_telemetry (inline: EAL's choice) */
 	unsigned rx_desc, tx_desc;
 	unsigned mbufs;
 	const char *snapshot;      /* NULL: none */
@@ -169,6 +170,7 @@ struct pd_worker {
 /* A port's own counters, and what it lost before pktdedup saw a packet (port_loss.c). */
 struct pd_port_loss {
 	uint64_t ipackets, opackets, oerrors;
+	uint64_t ibytes;       /* bytes of the frames received */
 	uint64_t imissed;      /* RX ring full */
 	uint64_t rx_nombuf;    /* no mbuf to receive into */
 	uint64_t ierrors;
@@ -184,6 +186,7 @@ struct pd_app {
 	int dispatching;            /* software dispatch on */
 	int rx_spread;              /* software dispatch: every worker has an RX queue */
 	int peer[RTE_MAX_ETHPORTS]; /* where a port's packets leave */
+	char port_name[RTE_MAX_ETHPORTS][RTE_ETH_NAME_MAX_LEN]; /* read at the stop (JSON) */
 	int hash_dynfield;          /* mbuf offset of the key hash (dispatch) */
 	int time_dynfield;          /* mbuf offset of the packet's time (dispatch, timed) */
 	enum pd_time_src time_src;
@@ -242,6 +245,10 @@ void pd_stats_summary(double secs);
 int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const char *tx_to);
 int pd_stats_accounted(void); /* rx = tx + dropped + tx_failed */
 void pd_stats_telemetry(void); /* /pktdedup/stats */
+void pd_fmt_ns(char *buf, size_t len, uint64_t ns); /* 1us, 20ms, 5s: a delay bucket's bound */
+
+/* telemetry.c */
+void pd_telemetry_register(void); /* /pktdedup/workers, ports, config, delays */
 
 /* estimate.c: the live error estimate, over the workers (nothing when off) */
 struct json;
@@ -257,6 +264,7 @@ int pd_snap_prepare(void);
 int pd_snap_load(void);
 int pd_snap_start(void);
 int pd_snap_finish(void);
+double pd_snap_final_write_s(void); /* what the final snapshot's write took */
 void pd_snap_step(struct pd_worker *w);
 struct json;
 void pd_snap_json(struct json *j); /* the "snapshot" member of the JSON summary */

@@ -66,6 +66,7 @@ void pd_port_loss_read(uint16_t port, struct pd_port_loss *l)
 		l->rx_nombuf = st.rx_nombuf;
 		l->ierrors = st.ierrors;
 		l->ipackets = st.ipackets;
+		l->ibytes = st.ibytes;
 		l->opackets = st.opackets;
 		l->oerrors = st.oerrors;
 	}

@@ -46,6 +46,7 @@ static _Atomic int thread_quit;
 static char tag[512];
 static uint64_t written, failed;
 static double last_write_s;
+static double final_write_s; /* the final snapshot's write (seconds) */
 
 static void make_tag(void)
 {
@@ -379,7 +380,10 @@ int pd_snap_finish(void)
 		if (f[i] == NULL)
 			return 0; /* never started: nothing to save */
 	}
-	if (pd_snapshot_save(pd_app.cfg.snapshot, tag, f, pd_app.nworkers, &err) != 0) {
+	final_write_s = pd_now_s();
+	rc = pd_snapshot_save(pd_app.cfg.snapshot, tag, f, pd_app.nworkers, &err);
+	final_write_s = pd_now_s() - final_write_s;
+	if (rc != 0) {
 		PD_LOG(ERR, "snapshot: %s\n", err.msg);
 		rc = -1;
 	} else {
@@ -416,5 +420,11 @@ void pd_snap_json(struct json *j)
 	json_f64(j, "step_max_us", "%.1f", maxc / hz * 1e6);
 	json_f64(j, "copy_total_ms", "%.3f", cyc / hz * 1e3);
 	json_f64(j, "last_write_ms", "%.3f", last_write_s * 1e3);
+	json_f64(j, "final_write_ms", "%.3f", final_write_s * 1e3);
 	json_close(j);
+}
+
+double pd_snap_final_write_s(void)
+{
+	return final_write_s;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_telemetry.h>
 
@@ -46,6 +47,10 @@ void pd_counters_sum(struct pd_counters *t)
 }
 
 static double stats_t0, stats_last;
+static struct timespec start_wall; /* the run's start, for the JSON's start_time */
+
+/* The JSON summary's layout version: raised when a field changes meaning or goes. */
+#define PD_JSON_SCHEMA 1
 
 /* Packets the ports lost before pktdedup saw them, as read at the stop. */
 static uint64_t ports_lost(void)
@@ -58,32 +63,51 @@ static uint64_t ports_lost(void)
 }
 
 /* Packets the ports lost before pktdedup saw them, over every port, read now (or as read
- * at the stop, once the ports may be closed: the last periodic line). */
-static uint64_t ports_lost_now(void)
+ * at the stop, once the ports may be closed: the last periodic line); *ibytes: the bytes
+ * they received. */
+static uint64_t ports_lost_now(uint64_t *ibytes)
 {
 	uint64_t lost = 0;
 
-	if (pd_app.port_loss_final)
-		return ports_lost();
+	*ibytes = 0;
 	for (unsigned p = 0; p < pd_app.nports; p++) {
-		struct pd_port_loss l;
+		struct pd_port_loss l = pd_app.port_loss[p];
 
-		pd_port_loss_read(pd_app.port_id[p], &l);
+		if (!pd_app.port_loss_final)
+			pd_port_loss_read(pd_app.port_id[p], &l);
 		lost += l.lost;
+		*ibytes += l.ibytes;
 	}
 	return lost;
 }
 
 void pd_stats_line(FILE *out, double secs)
 {
+	static double prev_s;
+	static uint64_t prev_rx, prev_dup, prev_bytes;
 	struct pd_counters t;
+	uint64_t bytes, lost;
+	const double dt = secs - prev_s;
 
 	pd_counters_sum(&t);
+	lost = ports_lost_now(&bytes);
 	fprintf(out, "pktdedup: %.1fs", secs);
 	for (unsigned i = 0; i < pd_counter_count; i++)
 		if (pd_counter_table[i].in_line)
 			fprintf(out, " %s %" PRIu64, pd_counter_table[i].name, pd_counter_value(&t, i));
-	fprintf(out, " lost_at_ports %" PRIu64, ports_lost_now());
+	fprintf(out, " lost_at_ports %" PRIu64, lost);
+	if (dt > 0) { /* over the interval since the last line */
+		const uint64_t rx = t.rx - prev_rx, dup = t.duplicate - prev_dup;
+
+		fprintf(out, " rx_mpps %.3f dup_pct %.1f", (double)rx / dt / 1e6,
+			rx != 0 ? 100.0 * (double)dup / (double)rx : 0.0);
+		if (pd_app.nports != 0) /* frame bytes as the ports count them */
+			fprintf(out, " rx_gbps %.3f", (double)(bytes - prev_bytes) * 8 / dt / 1e9);
+	}
+	prev_s = secs;
+	prev_rx = t.rx;
+	prev_dup = t.duplicate;
+	prev_bytes = bytes;
 	pd_estimate_line(out);
 	fprintf(out, "\n");
 	fflush(out);
@@ -174,7 +198,7 @@ static void json_counters(struct json *j, const struct pd_counters *c)
 }
 
 /* "1us", "20ms", "5s": a bucket bound for people. */
-static void fmt_ns(char *buf, size_t len, uint64_t ns)
+void pd_fmt_ns(char *buf, size_t len, uint64_t ns)
 {
 	if (ns >= 1000000000ULL)
 		snprintf(buf, len, "%" PRIu64 "s", ns / (uint64_t)1000000000);
@@ -218,6 +242,50 @@ static void json_delays(struct json *j, const struct pd_counters *t)
 	json_close(j);
 }
 
+/* "input" and "output": the files of a replay, or the ports' device names (as read at
+ * the stop, before the ports closed). */
+static void json_endpoints(struct json *j)
+{
+	const struct pd_app_config *c = &pd_app.cfg;
+	int out[RTE_MAX_ETHPORTS] = {0};
+
+	json_open(j, "input", '[', 1);
+	if (pd_app.replay)
+		json_str(j, NULL, c->pcap_in);
+	for (unsigned p = 0; !pd_app.replay && p < (unsigned)c->nports; p++) {
+		const uint16_t id = pd_app.port_id[p];
+
+		json_str(j, NULL, pd_app.port_name[id]);
+		out[pd_app.peer[id]] = 1;
+	}
+	json_close(j);
+	if (c->dup_port >= 0)
+		out[c->dup_port] = 1;
+	json_open(j, "output", '[', 1);
+	if (pd_app.replay && c->pcap_out != NULL)
+		json_str(j, NULL, c->pcap_out);
+	if (pd_app.replay && c->dup_out != NULL)
+		json_str(j, NULL, c->dup_out);
+	for (unsigned p = 0; !pd_app.replay && p < RTE_MAX_ETHPORTS; p++)
+		if (out[p])
+			json_str(j, NULL, pd_app.port_name[p]);
+	json_close(j);
+}
+
+/* Bytes the workers' filters hold (exact grows with its keys). */
+static uint64_t filters_footprint(void)
+{
+	uint64_t b = 0;
+
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		struct pd_filter_stats st;
+
+		pd_filter_stats(pd_app.w[i]->filter, &st);
+		b += st.footprint_bytes;
+	}
+	return b;
+}
+
 /* rx = tx + dropped + tx_failed (every packet accounted for). */
 static int identity_holds(const struct pd_counters *t)
 {
@@ -240,8 +308,21 @@ int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const ch
 	pd_counters_sum(&t);
 	json_begin(&j, o);
 	json_open(&j, NULL, '{', 0);
+	json_u64(&j, "schema_version", PD_JSON_SCHEMA);
+	{
+		char when[40];
+		struct tm tm;
+
+		gmtime_r(&start_wall.tv_sec, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03ldZ",
+			 start_wall.tv_nsec / 1000000);
+		json_str(&j, "start_time", when);
+	}
+	json_endpoints(&j);
 	json_str(&j, "filter", pd_filter_type_name(fp->type));
 	json_u64(&j, "memory_per_worker", fp->memory_bytes);
+	json_u64(&j, "filters_footprint_bytes", filters_footprint());
 	json_str(&j, "key", pd_key_mode_name(c->key.mode));
 	json_str(&j, "action", c->action == PD_ACTION_DROP ? "drop" :
 			       c->action == PD_ACTION_MARK ? "mark" : "count");
@@ -349,9 +430,9 @@ void pd_stats_summary(double secs)
 
 			if (t.delay[b] == 0)
 				continue;
-			fmt_ns(lo, sizeof(lo), b == 0 ? 0 : pd_delay_bound_ns[b - 1]);
+			pd_fmt_ns(lo, sizeof(lo), b == 0 ? 0 : pd_delay_bound_ns[b - 1]);
 			if (b + 1 < PD_DELAY_BUCKETS)
-				fmt_ns(hi, sizeof(hi), pd_delay_bound_ns[b]);
+				pd_fmt_ns(hi, sizeof(hi), pd_delay_bound_ns[b]);
 			fprintf(out, b + 1 < PD_DELAY_BUCKETS ? " [%s,%s) %" PRIu64 : " >=%s%s %" PRIu64,
 				b == 0 ? "0" : lo, b + 1 < PD_DELAY_BUCKETS ? hi : "", t.delay[b]);
 		}
@@ -389,7 +470,12 @@ static int telemetry_stats(const char *cmd, const char *params, struct rte_tel_d
 		rte_tel_data_add_dict_u64(d, name, t.reasons[r]);
 	}
 	rte_tel_data_add_dict_u64(d, "oversize", t.oversize);
-	rte_tel_data_add_dict_u64(d, "lost_at_ports", ports_lost_now());
+	{
+		uint64_t bytes;
+
+		rte_tel_data_add_dict_u64(d, "lost_at_ports", ports_lost_now(&bytes));
+		rte_tel_data_add_dict_u64(d, "rx_bytes_at_ports", bytes);
+	}
 	rte_tel_data_add_dict_u64(d, "workers", pd_app.nworkers);
 	rte_tel_data_add_dict_u64(d, "window_ns", pd_app.cfg.filter.window);
 	pd_estimate_telemetry(d);
@@ -424,5 +510,6 @@ int pd_stats_accounted(void)
 
 void pd_stats_start(void)
 {
+	clock_gettime(CLOCK_REALTIME, &start_wall);
 	stats_t0 = stats_last = pd_now_s();
 }

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rte_telemetry endpoints beside /pktdedup/stats (stats.c): per worker, per port, the
+ * resolved configuration and the delay histogram (docs/app.md, "Telemetry";
+ * scripts/pktdedup-prometheus.py turns them into Prometheus text). Called from
+ * telemetry's own thread while the workers run: the counters are read as they are
+ * (each 64-bit read whole; values may be a burst apart).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "pktdedup.h"
+
+static void add_str_fmt(struct rte_tel_data *d, const char *name, const char *fmt, double v)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), fmt, v);
+	rte_tel_data_add_dict_string(d, name, s);
+}
+
+/* {"0": {"lcore": .., "rx": .., ...}, "1": ...}: every counter of PD_COUNTERS. */
+static int tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+		const struct pd_worker *w = pd_app.w[i];
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		char name[16];
+
+		if (c == NULL)
+			return -1;
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_u64(c, "lcore", w->lcore);
+		for (unsigned k = 0; k < pd_counter_count; k++)
+			rte_tel_data_add_dict_u64(c, pd_counter_table[k].name,
+						  pd_counter_value(&w->c, k));
+		snprintf(name, sizeof(name), "%u", i);
+		if (rte_tel_data_add_dict_container(d, name, c, 0) != 0)
+			rte_tel_data_free(c);
+	}
+	return 0;
+}
+
+/* {"0": {"name": "net_pcap0", "rx": .., "ipackets": .., "imissed": .., ...}}: pktdedup's
+ * own counts per input port beside the port's, including what the port lost. */
+static int tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct pd_counters t;
+
+	(void)cmd;
+	(void)params;
+	pd_counters_sum(&t);
+	rte_tel_data_start_dict(d);
+	for (unsigned p = 0; p < pd_app.nports; p++) {
+		const uint16_t id = pd_app.port_id[p];
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		struct pd_port_loss l = pd_app.port_loss[p];
+		char name[RTE_ETH_NAME_MAX_LEN];
+
+		if (c == NULL)
+			return -1;
+		if (!pd_app.port_loss_final)
+			pd_port_loss_read(id, &l);
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_string(c, "name", rte_eth_dev_get_name_by_port(id, name) == 0 ?
+						     name : pd_app.port_name[id]);
+		rte_tel_data_add_dict_u64(c, "rx", t.port_rx[id]);
+		rte_tel_data_add_dict_u64(c, "duplicate", t.port_dup[id]);
+		rte_tel_data_add_dict_u64(c, "ipackets", l.ipackets);
+		rte_tel_data_add_dict_u64(c, "ibytes", l.ibytes);
+		rte_tel_data_add_dict_u64(c, "opackets", l.opackets);
+		rte_tel_data_add_dict_u64(c, "imissed", l.imissed);
+		rte_tel_data_add_dict_u64(c, "rx_nombuf", l.rx_nombuf);
+		rte_tel_data_add_dict_u64(c, "ierrors", l.ierrors);
+		rte_tel_data_add_dict_u64(c, "kernel_drops", l.kernel_drops);
+		rte_tel_data_add_dict_u64(c, "lost", l.lost);
+		rte_tel_data_add_dict_u64(c, "oerrors", l.oerrors);
+		snprintf(name, sizeof(name), "%u", id);
+		if (rte_tel_data_add_dict_container(d, name, c, 0) != 0)
+			rte_tel_data_free(c);
+	}
+	return 0;
+}
+
+/* The resolved plan and the run's settings (rates as strings: DPDK 22.11's telemetry
+ * has no floating-point value). */
+static int tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct pd_app_config *c = &pd_app.cfg;
+	const struct pd_plan *p = &pd_app.plan;
+	char desc[96];
+
+	(void)cmd;
+	(void)params;
+	pd_filter_params_describe(&p->params, desc, sizeof(desc));
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "filter", pd_filter_type_name(p->params.type));
+	rte_tel_data_add_dict_string(d, "parameters", desc);
+	rte_tel_data_add_dict_u64(d, "memory_per_worker", p->params.memory_bytes);
+	add_str_fmt(d, "loss_budget", "%g", c->filter.target_fpr);
+	add_str_fmt(d, "predicted_fpr", "%g", p->predicted_fpr);
+	add_str_fmt(d, "predicted_fnr", "%g", p->predicted_fnr);
+	rte_tel_data_add_dict_u64(d, "remembers", p->remembers);
+	rte_tel_data_add_dict_string(d, "key", pd_key_mode_name(c->key.mode));
+	rte_tel_data_add_dict_string(d, "action", c->action == PD_ACTION_DROP ? "drop" :
+					  c->action == PD_ACTION_MARK ? "mark" : "count");
+	rte_tel_data_add_dict_u64(d, "window_ns", c->filter.window);
+	rte_tel_data_add_dict_string(d, "window_mode", c->filter.window == 0 ? "none" :
+					  c->filter.window_mode == PD_WINDOW_SEEN ? "seen" :
+					  "delivered");
+	rte_tel_data_add_dict_u64(d, "workers", pd_app.nworkers);
+	rte_tel_data_add_dict_string(d, "dispatch", pd_app.dispatching ? "software" :
+					  pd_app.nworkers > 1 ? "rss" : "none");
+	rte_tel_data_add_dict_int(d, "estimate_rate_log2", c->estimate_level);
+	return 0;
+}
+
+/* Duplicates by delay since their copy: {"lt_1us": n, "1us_2us": n, ..., "ge_10s": n}
+ * (bucket bounds as names: telemetry's names are letters, digits and _). Empty when the
+ * filter keeps no times. */
+static int tel_delays(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct pd_counters t;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	if (!pd_app.want_delay)
+		return 0;
+	pd_counters_sum(&t);
+	for (int b = 0; b < PD_DELAY_BUCKETS; b++) {
+		char lo[16], hi[16], name[40];
+
+		pd_fmt_ns(lo, sizeof(lo), b == 0 ? 0 : pd_delay_bound_ns[b - 1]);
+		if (b == 0)
+			snprintf(name, sizeof(name), "lt_1us");
+		else if (b + 1 == PD_DELAY_BUCKETS)
+			snprintf(name, sizeof(name), "ge_%s", lo);
+		else {
+			pd_fmt_ns(hi, sizeof(hi), pd_delay_bound_ns[b]);
+			snprintf(name, sizeof(name), "%s_%s", lo, hi);
+		}
+		rte_tel_data_add_dict_u64(d, name, t.delay[b]);
+	}
+	return 0;
+}
+
+void pd_telemetry_register(void)
+{
+	rte_telemetry_register_cmd("/pktdedup/workers", tel_workers,
+				   "pktdedup counters per worker");
+	rte_telemetry_register_cmd("/pktdedup/ports", tel_ports,
+				   "per port: pktdedup's counts and the port's own, with its losses");
+	rte_telemetry_register_cmd("/pktdedup/config", tel_config,
+				   "the resolved plan: filter, parameters, predicted FPR, key, window");
+	rte_telemetry_register_cmd("/pktdedup/delays", tel_delays,
+				   "duplicates by delay since their copy, by bucket");
+}
