@@ -177,6 +177,13 @@ static int create_filter(void *arg)
 			w->failed = 1;
 		}
 	}
+	if (pd_app.cfg.allow != 0) {
+		w->allow = pd_allow_create(pd_app.cfg.allow, pd_app.cfg.allow_bytes);
+		if (w->allow == NULL) {
+			PD_LOG(ERR, "worker %u: no memory for --allow's table\n", w->idx);
+			w->failed = 1;
+		}
+	}
 	return 0;
 }
 
@@ -483,6 +490,7 @@ static void teardown(void)
 	for (unsigned i = 0; i < pd_app.nworkers; i++) {
 		pd_filter_destroy(pd_app.w[i]->filter);
 		pd_estimate_free(pd_app.w[i]->est);
+		pd_allow_free(pd_app.w[i]->allow);
 		rte_ring_free(pd_app.w[i]->ring);
 		rte_free(pd_app.w[i]->scratch);
 		rte_free(pd_app.w[i]->keybuf);

@@ -65,6 +65,11 @@ void pd_app_usage(FILE *out)
 		"                       (default 1, lower effort; IPv4 checksum fixed)\n"
 		"  --dup-port P         send duplicates out of port P instead (drop or mark)\n"
 		"  --unparseable U      frames without a key: forward (default) or drop\n"
+		"  --allow N            pass the first N copies of a key after each time it\n"
+		"                       was new (within --window), act on the rest (1..254;\n"
+		"                       default 0: every copy; docs/app.md)\n"
+		"  --allow-memory SIZE  its copy-count table per worker (default 16M: 3.1M\n"
+		"                       keys counted at once)\n"
 		"\n"
 		"Ports and workers:\n"
 		"  --ports A[,B]        one port (packets leave where they came in) or a pair\n"
@@ -124,7 +129,7 @@ void pd_app_usage(FILE *out)
 enum {
 	O_FILTER = 256, O_ACTION, O_DSCP, O_DUPPORT,
 	O_UNPARSEABLE, O_PORTS, O_WORKERS, O_DISPATCH, O_RXD, O_TXD, O_MBUFS, O_PCAPIN,
-	O_PCAPOUT, O_DUPOUT, O_OUTFMT, O_BPF, O_QUIET, O_SINT, O_SJSON, O_ESTRATE, O_TELEMETRY, O_SNAP,
+	O_PCAPOUT, O_DUPOUT, O_OUTFMT, O_BPF, O_QUIET, O_SINT, O_SJSON, O_ESTRATE, O_TELEMETRY, O_ALLOW, O_ALLOWMEM, O_SNAP,
 	O_SNAPINT, O_SNAPPOL, O_WINDOW, O_WMODE, O_EQT,
 	O_HELP,
 	O_VERSION,
@@ -138,6 +143,8 @@ static const struct option longopts[] = {
 	{"mark-dscp", required_argument, NULL, O_DSCP},
 	{"dup-port", required_argument, NULL, O_DUPPORT},
 	{"unparseable", required_argument, NULL, O_UNPARSEABLE},
+	{"allow", required_argument, NULL, O_ALLOW},
+	{"allow-memory", required_argument, NULL, O_ALLOWMEM},
 	{"ports", required_argument, NULL, O_PORTS},
 	{"workers", required_argument, NULL, O_WORKERS},
 	{"dispatch", required_argument, NULL, O_DISPATCH},
@@ -287,6 +294,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 	c->rx_desc = 1024;
 	c->tx_desc = 1024;
 	c->estimate_level = DEFAULT_ESTIMATE_LEVEL;
+	c->allow_bytes = 16u << 20;
 
 	optind = 1;
 	opterr = 0;
@@ -310,6 +318,17 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 					NULL}, &choice); /* the order of enum pd_action */
 			if (r == 0)
 				c->action = (enum pd_action)choice;
+			break;
+		case O_ALLOW:
+			r = cli_u32("--allow", a, &u);
+			if (r == 0 && u > PD_ALLOW_MAX)
+				r = cli_bad("--allow", a, "at most 254 copies");
+			c->allow = u;
+			break;
+		case O_ALLOWMEM:
+			r = cli_size("--allow-memory", a, &c->allow_bytes);
+			if (r == 0 && c->allow_bytes < 64)
+				r = cli_bad("--allow-memory", a, "at least 64 bytes");
 			break;
 		case O_DSCP:
 			s.dscp = a;

@@ -15,6 +15,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include <pktdedup/pd_allow.h>
 #include <pktdedup/pd_estimate.h>
 #include <pktdedup/pd_filter.h>
 #include <pktdedup/pd_key.h>
@@ -64,6 +65,8 @@ struct pd_app_config {
 	double stats_interval;  /* seconds; 0: no periodic line */
 	const char *stats_json;
 	int estimate_level;     /* the live estimate samples 2^-level of the keys; -1: off */
+	unsigned allow;         /* --allow N: copies passed after each new verdict; 0: off */
+	uint64_t allow_bytes;   /* --allow-memory: the copy-count table per worker */
 	const char *pcap_in;
 	const char *pcap_out;
 	const char *dup_out;    /* replay: the copies, as they came */
@@ -88,7 +91,8 @@ struct pd_app_config {
 	X(rx, 1)              /* received from a port by this worker */ \
 	X(tx, 1)              /* sent (to the peer port, or to --dup-port) */ \
 	X(unique, 1) \
-	X(duplicate, 1) \
+	X(duplicate, 1)       /* copies, including those --allow passed */ \
+	X(allowed, 1)         /* copies --allow N forwarded as allowed repeats */ \
 	X(dropped, 1)         /* duplicates freed (drop), unparseable freed (--unparseable drop) */ \
 	X(marked, 1)          /* duplicates forwarded with the DSCP mark */ \
 	X(unmarkable, 1)      /* duplicates forwarded unmarked: not IP */ \
@@ -154,6 +158,7 @@ struct pd_worker {
 	struct rte_ring *ring; /* software dispatch: packets whose key this worker owns */
 	struct pd_filter *filter;
 	struct pd_estimate *est; /* the live error estimate's shadow; NULL: off */
+	struct pd_allow *allow;  /* --allow N's copy counts; NULL: off */
 	int failed;
 	struct pd_counters c __rte_cache_aligned;
 	/* DPDK TX buffers of the ports in use (ports.c), NULL elsewhere; unsent packets are

@@ -297,11 +297,12 @@ static void filter_batch(struct pd_worker *w, unsigned nworkers)
 
 			pd_run_filter(w, h, ts, v, k);
 			for (unsigned j = 0; j < k; j++) {
-				R.f[idx[j]].dup = v[j];
-				if (v[j])
+				R.f[idx[j]].dup = v[j] == PD_DUPLICATE;
+				if (v[j] != PD_DISTINCT)
 					w->c.duplicate++;
 				else
 					w->c.unique++;
+				w->c.allowed += v[j] == PD_ALLOWED; /* forwarded as a kept frame */
 			}
 			k = 0;
 		}

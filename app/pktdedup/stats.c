@@ -401,6 +401,9 @@ void pd_stats_summary(double secs)
 	       t.unparseable);
 	if (t.bypassed != 0) /* outside --bpf, or the owner's ring was full */
 		fprintf(out, ", %" PRIu64 " bypassed (no verdict)", t.bypassed);
+	if (pd_app.cfg.allow != 0)
+		fprintf(out, "; %" PRIu64 " copies allowed (--allow %u)", t.allowed,
+			pd_app.cfg.allow);
 	fprintf(out, "\n");
 	fprintf(out, "pktdedup: forwarded %" PRIu64 ", dropped %" PRIu64 ", marked %" PRIu64
 	       ", tx failed %" PRIu64 ", passed unchecked %" PRIu64

@@ -115,8 +115,10 @@ void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, u
 	} else {
 		pd_filter_burst_hashed(w->filter, h, t, v, n);
 	}
-	if (w->est != NULL)
+	if (w->est != NULL) /* the filter's own verdicts */
 		pd_estimate_observe(w->est, h, t, v, n);
+	if (w->allow != NULL) /* then --allow N turns the first copies into PD_ALLOWED */
+		pd_allow_apply(w->allow, h, v, n);
 }
 
 void pd_worker_tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)
@@ -265,11 +267,16 @@ static inline void act_duplicate(struct pd_worker *w, struct rte_mbuf *m)
 	}
 }
 
-/* A keyed packet, by its filter verdict. */
+/* A keyed packet, by its verdict: PD_DISTINCT, PD_DUPLICATE or PD_ALLOWED. */
 static inline void act_keyed(struct pd_worker *w, struct rte_mbuf *m, uint8_t dup)
 {
-	if (dup) {
+	if (dup == PD_DUPLICATE) {
 		act_duplicate(w, m);
+	} else if (dup == PD_ALLOWED) { /* a copy --allow passes */
+		w->c.duplicate++;
+		w->c.allowed++;
+		w->c.port_dup[m->port]++;
+		forward(w, m);
 	} else {
 		w->c.unique++;
 		forward(w, m);
@@ -303,15 +310,18 @@ static inline int whole_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsig
 {
 	const uint16_t port = pkts[0]->port; /* one RX queue: one port */
 	const uint16_t peer = (uint16_t)w->app->peer[port];
-	unsigned dups = 0;
+	unsigned dups = 0, allowed = 0;
 	uint16_t sent;
 
-	for (unsigned i = 0; i < n; i++)
-		dups += v[i];
-	if (dups != 0 && w->app->cfg.action != PD_ACTION_COUNT)
+	for (unsigned i = 0; i < n; i++) {
+		dups += v[i] != PD_DISTINCT;
+		allowed += v[i] == PD_ALLOWED;
+	}
+	if (dups != allowed && w->app->cfg.action != PD_ACTION_COUNT)
 		return 0;
 	w->c.unique += n - dups;
 	w->c.duplicate += dups;
+	w->c.allowed += allowed;
 	w->c.port_dup[port] += dups;
 	w->c.tx += rte_eth_tx_buffer_flush(peer, w->txq, w->tx[peer]);
 	sent = rte_eth_tx_burst(peer, w->txq, pkts, (uint16_t)n);
