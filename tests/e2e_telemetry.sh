@@ -31,7 +31,7 @@ json.loads(s.recv(16384))  # the greeting
 time.sleep(1)  # some traffic first
 out = {}
 for cmd in ["/pktdedup/stats", "/pktdedup/workers", "/pktdedup/ports", "/pktdedup/config",
-            "/pktdedup/delays"]:
+            "/pktdedup/delays", "/pktdedup/window_advice"]:
     s.send(cmd.encode())
     out.update(json.loads(s.recv(1 << 20)))
 json.dump(out, open(sys.argv[2], "w"))
@@ -68,8 +68,12 @@ assert float(c["predicted_fpr"]) == float("%g" % plan["predicted_fpr"]), (c, pla
 d = all_["/pktdedup/delays"]
 assert len(d) == len(summary["delay_histogram"]["buckets"]) and list(d)[0] == "lt_1us" and \
     list(d)[-1] == "ge_10s" and 0 < sum(d.values()) <= total["duplicate"], d
-print("ok: /pktdedup/workers, /ports, /config (%s %s) and /delays (%d buckets) agree"
-      % (c["filter"], c["parameters"], len(d)))
+wa = all_["/pktdedup/window_advice"]
+assert list(wa) == ["share_99", "share_99_9", "share_100"], wa
+assert all(0 < x["window_ns"] and x["memory_per_worker"] >= 65536 for x in wa.values()), wa
+print("ok: /pktdedup/workers, /ports, /config (%s %s), /delays (%d buckets) and "
+      "/window_advice (99%% within %d ns) agree" % (c["filter"], c["parameters"], len(d),
+                                                     wa["share_99"]["window_ns"]))
 PY
 # the exporter: every sample line is NAME{LABELS} VALUE, with the totals and histogram
 python3 - "$tmp/prom.txt" <<'PY'

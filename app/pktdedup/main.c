@@ -371,6 +371,11 @@ static int filters_setup(void)
 	pd_delay_buckets_init();
 	pd_app.want_delay = pd_app.time_src != PD_TIME_NONE &&
 			    pd_filter_reports_delay(pd_app.w[0]->filter);
+	if (pd_app.cfg.suggest_window && !pd_app.want_delay) {
+		PD_LOG(ERR, "--suggest-window needs the delays of the copies: use --filter exact"
+			" (every copy), or a --window with qhtlru, qqhtd or timerbf\n");
+		return 2;
+	}
 	return 0;
 }
 

@@ -52,6 +52,9 @@ void pd_app_usage(FILE *out)
 		"  --window-mode M      seen (default: every copy restarts the window, as\n"
 		"                       editcap -w) or delivered (only forwarded copies do: a\n"
 		"                       key repeating forever passes once per T)\n"
+		"  --suggest-window     after the run, the smallest windows that catch 99%%,\n"
+		"                       99.9%% and all of the copies, with the memory each\n"
+		"                       needs (with --filter exact; docs/windows.md)\n"
 		"\n"
 		"Key (docs/keys.md):\n",
 		cli_filter_names(), DEFAULT_FPR,
@@ -129,7 +132,7 @@ void pd_app_usage(FILE *out)
 enum {
 	O_FILTER = 256, O_ACTION, O_DSCP, O_DUPPORT,
 	O_UNPARSEABLE, O_PORTS, O_WORKERS, O_DISPATCH, O_RXD, O_TXD, O_MBUFS, O_PCAPIN,
-	O_PCAPOUT, O_DUPOUT, O_OUTFMT, O_BPF, O_QUIET, O_SINT, O_SJSON, O_ESTRATE, O_TELEMETRY, O_ALLOW, O_ALLOWMEM, O_SNAP,
+	O_PCAPOUT, O_DUPOUT, O_OUTFMT, O_BPF, O_QUIET, O_SINT, O_SJSON, O_ESTRATE, O_TELEMETRY, O_ALLOW, O_ALLOWMEM, O_SUGGEST, O_SNAP,
 	O_SNAPINT, O_SNAPPOL, O_WINDOW, O_WMODE, O_EQT,
 	O_HELP,
 	O_VERSION,
@@ -145,6 +148,7 @@ static const struct option longopts[] = {
 	{"unparseable", required_argument, NULL, O_UNPARSEABLE},
 	{"allow", required_argument, NULL, O_ALLOW},
 	{"allow-memory", required_argument, NULL, O_ALLOWMEM},
+	{"suggest-window", no_argument, NULL, O_SUGGEST},
 	{"ports", required_argument, NULL, O_PORTS},
 	{"workers", required_argument, NULL, O_WORKERS},
 	{"dispatch", required_argument, NULL, O_DISPATCH},
@@ -400,6 +404,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			break;
 		case O_QUIET: c->quiet = 1; break;
 		case O_TELEMETRY: c->telemetry = 1; break;
+		case O_SUGGEST: c->suggest_window = 1; break;
 		case O_SINT:
 			r = cli_seconds("--stats-interval", a, 0.001, 86400, &c->stats_interval);
 			break;

@@ -67,6 +67,7 @@ struct pd_app_config {
 	int estimate_level;     /* the live estimate samples 2^-level of the keys; -1: off */
 	unsigned allow;         /* --allow N: copies passed after each new verdict; 0: off */
 	uint64_t allow_bytes;   /* --allow-memory: the copy-count table per worker */
+	int suggest_window;     /* --suggest-window: advice from the delay histogram */
 	const char *pcap_in;
 	const char *pcap_out;
 	const char *dup_out;    /* replay: the copies, as they came */
@@ -159,6 +160,8 @@ struct pd_worker {
 	struct pd_filter *filter;
 	struct pd_estimate *est; /* the live error estimate's shadow; NULL: off */
 	struct pd_allow *allow;  /* --allow N's copy counts; NULL: off */
+	uint64_t t_first, t_last; /* the earliest and latest packet times (when timed) */
+	int t_any;                /* t_first and t_last hold times */
 	int failed;
 	struct pd_counters c __rte_cache_aligned;
 	/* DPDK TX buffers of the ports in use (ports.c), NULL elsewhere; unsent packets are
@@ -251,6 +254,12 @@ int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const ch
 int pd_stats_accounted(void); /* rx = tx + dropped + tx_failed */
 void pd_stats_telemetry(void); /* /pktdedup/stats */
 void pd_fmt_ns(char *buf, size_t len, uint64_t ns); /* 1us, 20ms, 5s: a delay bucket's bound */
+
+/* advice.c: --suggest-window, from the delay histogram and the planner */
+struct json;
+void pd_advice_print(FILE *out);
+void pd_advice_json(struct json *j); /* "window_advice": [...] */
+void pd_advice_telemetry(void);      /* /pktdedup/window_advice */
 
 /* telemetry.c */
 void pd_telemetry_register(void); /* /pktdedup/workers, ports, config, delays */

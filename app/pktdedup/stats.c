@@ -337,6 +337,7 @@ int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const ch
 				    fp->window_mode == PD_WINDOW_SEEN ? "seen" : "delivered");
 	json_str(&j, "time", time_src_name());
 	json_delays(&j, &t);
+	pd_advice_json(&j);
 	pd_estimate_json(&j);
 	/* with --pcap-out the forwarded frames go to the file, not through the port's TX */
 	json_str(&j, "tx_to", tx_to);
@@ -422,6 +423,7 @@ void pd_stats_summary(double secs)
 			pd_app.cfg.filter.window_mode == PD_WINDOW_SEEN ? "seen" : "delivered",
 			pd_app.time_src == PD_TIME_PCAP ? "pcap timestamps" : "the RX TSC");
 	pd_estimate_summary(out);
+	pd_advice_print(out);
 	if (pd_app.want_delay) {
 		uint64_t n = 0;
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rte_telemetry endpoints beside /pktdedup/stats (stats.c): per worker, per port, the
- * resolved configuration and the delay histogram (docs/app.md, "Telemetry";
+ * resolved configuration, the delay histogram and the window advice (advice.c)
+ * (docs/app.md, "Telemetry";
  * scripts/pktdedup-prometheus.py turns them into Prometheus text). Called from
  * telemetry's own thread while the workers run: the counters are read as they are
  * (each 64-bit read whole; values may be a burst apart).
@@ -161,4 +162,5 @@ void pd_telemetry_register(void)
 				   "the resolved plan: filter, parameters, predicted FPR, key, window");
 	rte_telemetry_register_cmd("/pktdedup/delays", tel_delays,
 				   "duplicates by delay since their copy, by bucket");
+	pd_advice_telemetry();
 }

@@ -115,6 +115,13 @@ void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, u
 	} else {
 		pd_filter_burst_hashed(w->filter, h, t, v, n);
 	}
+	if (t != NULL && n != 0) { /* the span of times seen (--suggest-window's key rate) */
+		if (!w->t_any || t[0] < w->t_first)
+			w->t_first = t[0];
+		if (!w->t_any || t[n - 1] > w->t_last)
+			w->t_last = t[n - 1];
+		w->t_any = 1;
+	}
 	if (w->est != NULL) /* the filter's own verdicts */
 		pd_estimate_observe(w->est, h, t, v, n);
 	if (w->allow != NULL) /* then --allow N turns the first copies into PD_ALLOWED */
