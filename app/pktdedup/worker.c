@@ -96,9 +96,9 @@ static inline void burst_times(const struct pd_app *app, unsigned n, uint64_t *t
 }
 
 /*
- * One filter call: with times when the filter needs them, delays into the histogram,
- * then the sampled keys' verdicts to the live estimate's shadow (docs/estimate.md: its
- * measured cost).
+ * One filter call: with times when the filter needs them, delays into the histogram;
+ * then the span of times (--suggest-window), the sampled keys' verdicts to the live
+ * estimate's shadow (docs/estimate.md: its measured cost) and --allow's counts.
  */
 void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		   unsigned n)
