@@ -93,6 +93,18 @@ static void advise(struct advice *a, double share, const uint64_t *counts, uint6
 	}
 }
 
+/* The advice for every share; returns the copies measured (0: nothing to advise on). */
+static uint64_t advice_all(struct advice a[NSHARES], double *keys_per_ns)
+{
+	uint64_t counts[PD_DELAY_BUCKETS], copies;
+
+	if (!measure(&copies, keys_per_ns, counts))
+		return 0;
+	for (unsigned i = 0; i < NSHARES; i++)
+		advise(&a[i], shares[i], counts, copies, *keys_per_ns);
+	return copies;
+}
+
 static void fmt_bytes(char *s, size_t n, uint64_t b)
 {
 	if (b >= UINT64_C(1) << 30)
@@ -105,12 +117,14 @@ static void fmt_bytes(char *s, size_t n, uint64_t b)
 
 void pd_advice_print(FILE *out)
 {
-	uint64_t counts[PD_DELAY_BUCKETS], copies;
+	struct advice adv[NSHARES];
+	uint64_t copies;
 	double kpn;
 
 	if (!pd_app.cfg.suggest_window)
 		return;
-	if (!measure(&copies, &kpn, counts)) {
+	copies = advice_all(adv, &kpn);
+	if (copies == 0) {
 		fprintf(out, "pktdedup: window advice: no copy's delay was measured\n");
 		return;
 	}
@@ -119,10 +133,9 @@ void pd_advice_print(FILE *out)
 		" within the window missed:\n", copies, kpn * 1e9, pd_app.cfg.filter.target_fpr,
 		PD_ADVICE_FNR);
 	for (unsigned i = 0; i < NSHARES; i++) {
-		struct advice a;
+		const struct advice a = adv[i];
 		char w[16], m[16];
 
-		advise(&a, shares[i], counts, copies, kpn);
 		if (a.window_ns == 0) {
 			fprintf(out, "pktdedup:   %g%% of the copies: more than 10 s apart\n",
 				shares[i] * 100);
@@ -144,20 +157,19 @@ void pd_advice_print(FILE *out)
 
 void pd_advice_json(struct json *j)
 {
-	uint64_t counts[PD_DELAY_BUCKETS], copies;
+	struct advice adv[NSHARES];
 	double kpn;
 
 	if (!pd_app.cfg.suggest_window)
 		return;
-	if (!measure(&copies, &kpn, counts)) {
+	if (advice_all(adv, &kpn) == 0) {
 		json_null(j, "window_advice");
 		return;
 	}
 	json_open(j, "window_advice", '[', 0);
 	for (unsigned i = 0; i < NSHARES; i++) {
-		struct advice a;
+		const struct advice a = adv[i];
 
-		advise(&a, shares[i], counts, copies, kpn);
 		json_open(j, NULL, '{', 1);
 		json_f64(j, "share", "%g", a.share);
 		json_u64(j, "window_ns", a.window_ns);
@@ -174,22 +186,21 @@ void pd_advice_json(struct json *j)
  * (empty without delays). */
 static int tel_advice(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	uint64_t counts[PD_DELAY_BUCKETS], copies;
+	struct advice adv[NSHARES];
 	double kpn;
 
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_dict(d);
-	if (!pd_app.want_delay || !measure(&copies, &kpn, counts))
+	if (!pd_app.want_delay || advice_all(adv, &kpn) == 0)
 		return 0;
 	for (unsigned i = 0; i < NSHARES; i++) {
 		struct rte_tel_data *c = rte_tel_data_alloc();
-		struct advice a;
+		const struct advice a = adv[i];
 		char name[32];
 
 		if (c == NULL)
 			return -1;
-		advise(&a, shares[i], counts, copies, kpn);
 		rte_tel_data_start_dict(c);
 		rte_tel_data_add_dict_u64(c, "window_ns", a.window_ns);
 		rte_tel_data_add_dict_u64(c, "keys_per_window_per_worker", a.keys);

@@ -20,14 +20,13 @@ struct est_view {
 	unsigned level;
 	struct pd_estimate_counts c; /* summed over the workers */
 	uint64_t unique, copies, keys, bytes;
-	double fpr, fpr_lo, fpr_hi, fnr, fnr_lo, fnr_hi;
+	struct pd_estimate_rates r;
 };
 
 /* 0 when the estimate is off. */
 static int est_view(struct est_view *v)
 {
 	struct pd_estimate_counts c;
-	struct pd_estimate_rates r;
 
 	if (pd_app.cfg.estimate_level < 0 || pd_app.nworkers == 0 || pd_app.w[0]->est == NULL)
 		return 0;
@@ -46,13 +45,7 @@ static int est_view(struct est_view *v)
 	v->keys = v->c.keys;
 	v->unique = v->c.tn + v->c.fp;
 	v->copies = v->c.fn + v->c.tp;
-	pd_estimate_rates(&v->c, &r);
-	v->fpr = r.fpr;
-	v->fpr_lo = r.fpr_lo;
-	v->fpr_hi = r.fpr_hi;
-	v->fnr = r.fnr;
-	v->fnr_lo = r.fnr_lo;
-	v->fnr_hi = r.fnr_hi;
+	pd_estimate_rates(&v->c, &v->r);
 	return 1;
 }
 
@@ -61,8 +54,8 @@ void pd_estimate_line(FILE *out)
 	struct est_view v;
 
 	if (est_view(&v))
-		fprintf(out, " est_fpr %.3g [%.3g,%.3g] est_fnr %.3g [%.3g,%.3g]", v.fpr,
-			v.fpr_lo, v.fpr_hi, v.fnr, v.fnr_lo, v.fnr_hi);
+		fprintf(out, " est_fpr %.3g [%.3g,%.3g] est_fnr %.3g [%.3g,%.3g]", v.r.fpr,
+			v.r.fpr_lo, v.r.fpr_hi, v.r.fnr, v.r.fnr_lo, v.r.fnr_hi);
 }
 
 void pd_estimate_summary(FILE *out)
@@ -73,8 +66,8 @@ void pd_estimate_summary(FILE *out)
 		return;
 	fprintf(out, "pktdedup: estimate from 1/%" PRIu64 " of the keys (%" PRIu64 " unique, %"
 		PRIu64 " copies checked): FPR %.3g (95%%: %.3g-%.3g), FNR %.3g (95%%: %.3g-%.3g)\n",
-		(uint64_t)1 << v.level, v.unique, v.copies, v.fpr, v.fpr_lo, v.fpr_hi, v.fnr,
-		v.fnr_lo, v.fnr_hi);
+		(uint64_t)1 << v.level, v.unique, v.copies, v.r.fpr, v.r.fpr_lo, v.r.fpr_hi, v.r.fnr,
+		v.r.fnr_lo, v.r.fnr_hi);
 }
 
 void pd_estimate_json(struct json *j)
@@ -86,15 +79,15 @@ void pd_estimate_json(struct json *j)
 		return;
 	}
 	json_open(j, "estimate", '{', 0);
-	json_f64(j, "fpr", "%.6g", v.fpr);
+	json_f64(j, "fpr", "%.6g", v.r.fpr);
 	json_open(j, "fpr_ci", '[', 1);
-	json_f64(j, NULL, "%.6g", v.fpr_lo);
-	json_f64(j, NULL, "%.6g", v.fpr_hi);
+	json_f64(j, NULL, "%.6g", v.r.fpr_lo);
+	json_f64(j, NULL, "%.6g", v.r.fpr_hi);
 	json_close(j);
-	json_f64(j, "fnr", "%.6g", v.fnr);
+	json_f64(j, "fnr", "%.6g", v.r.fnr);
 	json_open(j, "fnr_ci", '[', 1);
-	json_f64(j, NULL, "%.6g", v.fnr_lo);
-	json_f64(j, NULL, "%.6g", v.fnr_hi);
+	json_f64(j, NULL, "%.6g", v.r.fnr_lo);
+	json_f64(j, NULL, "%.6g", v.r.fnr_hi);
 	json_close(j);
 	json_open(j, "sampled", '{', 1);
 	json_u64(j, "rate_log2", v.level);
@@ -111,23 +104,15 @@ void pd_estimate_json(struct json *j)
 void pd_estimate_telemetry(struct rte_tel_data *d)
 {
 	struct est_view v;
-	char s[32];
 
 	if (!est_view(&v))
 		return;
-	/* DPDK 22.11's telemetry has no floating-point value: rates as strings */
-	snprintf(s, sizeof(s), "%.6g", v.fpr);
-	rte_tel_data_add_dict_string(d, "est_fpr", s);
-	snprintf(s, sizeof(s), "%.6g", v.fpr_lo);
-	rte_tel_data_add_dict_string(d, "est_fpr_lo", s);
-	snprintf(s, sizeof(s), "%.6g", v.fpr_hi);
-	rte_tel_data_add_dict_string(d, "est_fpr_hi", s);
-	snprintf(s, sizeof(s), "%.6g", v.fnr);
-	rte_tel_data_add_dict_string(d, "est_fnr", s);
-	snprintf(s, sizeof(s), "%.6g", v.fnr_lo);
-	rte_tel_data_add_dict_string(d, "est_fnr_lo", s);
-	snprintf(s, sizeof(s), "%.6g", v.fnr_hi);
-	rte_tel_data_add_dict_string(d, "est_fnr_hi", s);
+	pd_tel_add_real(d, "est_fpr", v.r.fpr);
+	pd_tel_add_real(d, "est_fpr_lo", v.r.fpr_lo);
+	pd_tel_add_real(d, "est_fpr_hi", v.r.fpr_hi);
+	pd_tel_add_real(d, "est_fnr", v.r.fnr);
+	pd_tel_add_real(d, "est_fnr_lo", v.r.fnr_lo);
+	pd_tel_add_real(d, "est_fnr_hi", v.r.fnr_hi);
 	rte_tel_data_add_dict_u64(d, "est_unique", v.unique);
 	rte_tel_data_add_dict_u64(d, "est_copies", v.copies);
 	rte_tel_data_add_dict_u64(d, "est_rate_log2", v.level);

@@ -262,14 +262,15 @@ void pd_advice_json(struct json *j); /* "window_advice": [...] */
 void pd_advice_telemetry(void);      /* /pktdedup/window_advice */
 
 /* telemetry.c */
+struct rte_tel_data;
 void pd_telemetry_register(void); /* /pktdedup/workers, ports, config, delays */
+void pd_tel_add_real(struct rte_tel_data *d, const char *name, double v); /* as "%g" */
 
 /* estimate.c: the live error estimate, over the workers (nothing when off) */
 struct json;
 void pd_estimate_line(FILE *out);     /* the periodic line's est_fpr, est_fnr fields */
 void pd_estimate_summary(FILE *out);  /* the summary's estimate line */
 void pd_estimate_json(struct json *j); /* "estimate": {...} or null */
-struct rte_tel_data;
 void pd_estimate_telemetry(struct rte_tel_data *d); /* est_* fields of /pktdedup/stats */
 
 /* snapshot.c */

@@ -15,11 +15,12 @@
 
 #include "pktdedup.h"
 
-static void add_str_fmt(struct rte_tel_data *d, const char *name, const char *fmt, double v)
+/* A real number as a string: DPDK 22.11's telemetry has no floating-point value. */
+void pd_tel_add_real(struct rte_tel_data *d, const char *name, double v)
 {
 	char s[32];
 
-	snprintf(s, sizeof(s), fmt, v);
+	snprintf(s, sizeof(s), "%g", v);
 	rte_tel_data_add_dict_string(d, name, s);
 }
 
@@ -89,8 +90,7 @@ static int tel_ports(const char *cmd, const char *params, struct rte_tel_data *d
 	return 0;
 }
 
-/* The resolved plan and the run's settings (rates as strings: DPDK 22.11's telemetry
- * has no floating-point value). */
+/* The resolved plan and the run's settings (rates as strings: pd_tel_add_real). */
 static int tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct pd_app_config *c = &pd_app.cfg;
@@ -104,9 +104,9 @@ static int tel_config(const char *cmd, const char *params, struct rte_tel_data *
 	rte_tel_data_add_dict_string(d, "filter", pd_filter_type_name(p->params.type));
 	rte_tel_data_add_dict_string(d, "parameters", desc);
 	rte_tel_data_add_dict_u64(d, "memory_per_worker", p->params.memory_bytes);
-	add_str_fmt(d, "loss_budget", "%g", c->filter.target_fpr);
-	add_str_fmt(d, "predicted_fpr", "%g", p->predicted_fpr);
-	add_str_fmt(d, "predicted_fnr", "%g", p->predicted_fnr);
+	pd_tel_add_real(d, "loss_budget", c->filter.target_fpr);
+	pd_tel_add_real(d, "predicted_fpr", p->predicted_fpr);
+	pd_tel_add_real(d, "predicted_fnr", p->predicted_fnr);
 	rte_tel_data_add_dict_u64(d, "remembers", p->remembers);
 	rte_tel_data_add_dict_string(d, "key", pd_key_mode_name(c->key.mode));
 	rte_tel_data_add_dict_string(d, "action", c->action == PD_ACTION_DROP ? "drop" :
