@@ -22,13 +22,19 @@ static struct pd_filter_params small(enum pd_filter_type t, uint64_t seed)
 }
 
 /* Every filter: one call on n keys == n calls of one key == calls of random sizes ==
- * hashed bursts with pd_filter_prefetch() hints in between (hints change nothing). */
+ * hashed bursts with pd_filter_prefetch() hints in between (hints change nothing) ==
+ * bursts of random sizes staged one burst ahead (pd_filter_stage_u64, pd_filter_stage:
+ * the hashes of pd_filter_hash, the same verdicts). */
 static void test_burst_equals_single(void **state)
 {
 	const size_t n = 20000;
 	uint64_t *k = tu_keys(n, 6000, 1);
 	uint8_t *a = malloc(n), *b = malloc(n), *c = malloc(n), *d = malloc(n);
-	uint64_t *hk = malloc(n * sizeof(*hk));
+	uint8_t *e = malloc(n), *g8 = malloc(n);
+	uint64_t *hk = malloc(n * sizeof(*hk)), *hs = malloc(n * sizeof(*hs));
+	uint64_t *hb = malloc(n * sizeof(*hb));
+	const void **kp = malloc(n * sizeof(*kp));
+	uint32_t *kl = malloc(n * sizeof(*kl));
 	uint64_t r = 5;
 
 	(void)state;
@@ -37,7 +43,10 @@ static void test_burst_equals_single(void **state)
 		struct pd_filter *g = tu_create(small((enum pd_filter_type)t, 42));
 		struct pd_filter *h = tu_create(small((enum pd_filter_type)t, 42));
 		struct pd_filter *p = tu_create(small((enum pd_filter_type)t, 42));
+		struct pd_filter *st = tu_create(small((enum pd_filter_type)t, 42));
+		struct pd_filter *sb = tu_create(small((enum pd_filter_type)t, 42));
 		struct pd_filter_stats sf, sg;
+		size_t prev = 0, plen = 0;
 
 		pd_filter_burst_u64(f, k, NULL, a, n);
 		for (size_t i = 0; i < n; i++)
@@ -59,9 +68,35 @@ static void test_burst_equals_single(void **state)
 				pd_filter_prefetch(p, hk[j + 64]); /* a later burst's keys */
 			pd_filter_burst_hashed(p, &hk[i], NULL, &d[i], len);
 		}
+		/* staged: burst [i, i + len) hashed, then the previous burst probed */
+		for (size_t i = 0; i < n; i++) {
+			kp[i] = &k[i];
+			kl[i] = sizeof(k[i]);
+		}
+		for (size_t i = 0; i <= n;) {
+			size_t len = i < n ? 1 + tu_splitmix(&r) % 150 : 0;
+
+			if (len > n - i)
+				len = n - i;
+			pd_filter_stage_u64(st, &k[i], &hs[i], len);
+			pd_filter_stage(sb, &kp[i], &kl[i], &hb[i], len);
+			if (plen > 0) {
+				pd_filter_burst_hashed(st, &hs[prev], NULL, &e[prev], plen);
+				pd_filter_burst_hashed(sb, &hb[prev], NULL, &g8[prev], plen);
+			}
+			prev = i;
+			plen = len;
+			if (i == n)
+				break;
+			i += len;
+		}
+		assert_memory_equal(hk, hs, n * sizeof(*hk));
+		assert_memory_equal(hk, hb, n * sizeof(*hk));
 		assert_memory_equal(a, b, n);
 		assert_memory_equal(a, c, n);
 		assert_memory_equal(a, d, n);
+		assert_memory_equal(a, e, n);
+		assert_memory_equal(a, g8, n);
 		pd_filter_stats(f, &sf);
 		pd_filter_stats(g, &sg);
 		assert_int_equal(sf.keys, n);
@@ -74,13 +109,21 @@ static void test_burst_equals_single(void **state)
 		pd_filter_destroy(g);
 		pd_filter_destroy(h);
 		pd_filter_destroy(p);
+		pd_filter_destroy(st);
+		pd_filter_destroy(sb);
 	}
 	free(k);
 	free(a);
 	free(b);
 	free(c);
 	free(d);
+	free(e);
+	free(g8);
 	free(hk);
+	free(hs);
+	free(hb);
+	free(kp);
+	free(kl);
 }
 
 /* Same seed, same verdicts; another seed, other verdicts (filters that make errors). */

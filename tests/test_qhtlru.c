@@ -10,8 +10,9 @@
  * bursts of 1 to 150 keys, must equal the model's, for (b, f) shapes whose lanes sit in
  * one word, straddle words (the newest lane too), or fill the whole line, with each
  * lookup variant this CPU has (scalar, AVX2, AVX-512: checkasm-style), on small tables
- * (evictions every few keys) and on one larger than twice the L2 cache (the far
- * prefetch path).
+ * (evictions every few keys; row counts that are and are not a power of two: the
+ * AVX-512 rows and fingerprints, and the scalar ones) and on one larger than twice the
+ * L2 cache (the far prefetch path).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -171,9 +172,13 @@ static void test_model_small(void **state)
 	for (unsigned v = 0; v < PD_QHTLRU_VARIANTS; v++) {
 		if (!pd_qhtlru_variant_supported((enum pd_qhtlru_variant)v))
 			continue;
-		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 			run_shape(shapes[s].b, shapes[s].f, 64 * 61, 60000,
 				  (enum pd_qhtlru_variant)v);
+			/* a power-of-two row count: the SIMD rows and fingerprints */
+			run_shape(shapes[s].b, shapes[s].f, 64 * 64, 60000,
+				  (enum pd_qhtlru_variant)v);
+		}
 	}
 }
 

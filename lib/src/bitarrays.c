@@ -273,6 +273,7 @@ static void ba_post_load(struct pd_filter *f)
 }
 
 static const struct pd_filter_ops ba_ops = {
+	.timeless = true,
 	.sections = ba_sections,
 	.post_load = ba_post_load,
 	.burst = ba_burst,

@@ -91,6 +91,7 @@ static unsigned bloom_sections(struct pd_filter *f, struct pd_section *sec)
 }
 
 static const struct pd_filter_ops bloom_ops = {
+	.timeless = true,
 	.sections = bloom_sections,
 	.burst = bloom_burst,
 	.reset = bloom_reset,

@@ -216,7 +216,9 @@ static void burst_chunk(struct pd_filter *f, const uint64_t *h, const uint64_t *
 	unsigned dups = 0;
 
 	f->far = f->footprint_bytes > f->far_bytes; /* exact grows */
-	if (ts == NULL) {
+	if (ts == NULL && f->ops->timeless) {
+		f->clock += n;
+	} else if (ts == NULL) {
 		for (unsigned i = 0; i < n; i++)
 			clk[i] = ++f->clock;
 		ts = clk;
@@ -278,27 +280,57 @@ static prefetch_fn early_prefetch(const struct pd_filter *f)
 	return f->footprint_bytes > f->far_bytes ? f->ops->prefetch : NULL;
 }
 
+/* Keyed hashes of c <= PD_BURST_MAX 8-byte keys into h, each key's state prefetched
+ * (pf) as soon as it is hashed. */
+static inline void hash_u64(const struct pd_filter *f, const uint64_t *keys, uint64_t *h,
+			    unsigned c, prefetch_fn pf)
+{
+	const uint64_t seed = f->params.seed;
+
+	for (unsigned j = 0; j < c; j++) {
+		uint64_t le = keys[j];
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		le = __builtin_bswap64(le);
+#endif
+		h[j] = XXH3_64bits_withSeed(&le, sizeof(le), seed);
+		if (pf != NULL)
+			pf(f, h[j]);
+	}
+}
+
 void pd_filter_burst_u64(struct pd_filter *f, const uint64_t *keys, const uint64_t *ts,
 			 uint8_t *verdicts, size_t n)
 {
 	uint64_t h[PD_BURST_MAX];
-	const uint64_t seed = f->params.seed;
 	const prefetch_fn pf = early_prefetch(f);
 
 	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
 		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
 
-		for (unsigned j = 0; j < c; j++) {
-			uint64_t le = keys[i + j];
-
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-			le = __builtin_bswap64(le);
-#endif
-			h[j] = XXH3_64bits_withSeed(&le, sizeof(le), seed);
-			if (pf != NULL)
-				pf(f, h[j]);
-		}
+		hash_u64(f, keys + i, h, c, pf);
 		burst_chunk(f, h, ts ? ts + i : NULL, verdicts + i, NULL, c);
+	}
+}
+
+void pd_filter_stage_u64(const struct pd_filter *f, const uint64_t *keys, uint64_t *hashes,
+			 size_t n)
+{
+	const prefetch_fn pf = early_prefetch(f);
+
+	for (size_t i = 0; i < n; i += PD_BURST_MAX)
+		hash_u64(f, keys + i, hashes + i,
+			 (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX), pf);
+}
+
+/* Keyed hashes of c <= PD_BURST_MAX byte-string keys into h, each prefetched (pf). */
+static inline void hash_keys(const struct pd_filter *f, const void *const *keys,
+			     const uint32_t *lens, uint64_t *h, unsigned c, prefetch_fn pf)
+{
+	for (unsigned j = 0; j < c; j++) {
+		h[j] = hash_bytes(f, keys[j], lens[j]);
+		if (pf != NULL)
+			pf(f, h[j]);
 	}
 }
 
@@ -311,11 +343,17 @@ void pd_filter_burst(struct pd_filter *f, const void *const *keys, const uint32_
 	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
 		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
 
-		for (unsigned j = 0; j < c; j++) {
-			h[j] = hash_bytes(f, keys[i + j], lens[i + j]);
-			if (pf != NULL)
-				pf(f, h[j]);
-		}
+		hash_keys(f, keys + i, lens + i, h, c, pf);
 		burst_chunk(f, h, ts ? ts + i : NULL, verdicts + i, NULL, c);
 	}
+}
+
+void pd_filter_stage(const struct pd_filter *f, const void *const *keys, const uint32_t *lens,
+		     uint64_t *hashes, size_t n)
+{
+	const prefetch_fn pf = early_prefetch(f);
+
+	for (size_t i = 0; i < n; i += PD_BURST_MAX)
+		hash_keys(f, keys + i, lens + i, hashes + i,
+			  (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX), pf);
 }

@@ -346,6 +346,7 @@ static int lru_image_load(struct pd_filter *f, const uint8_t *in, uint64_t len,
 }
 
 static const struct pd_filter_ops lru_ops = {
+	.timeless = true,
 	.image_size = lru_image_size,
 	.image_save = lru_image_save,
 	.image_load = lru_image_load,

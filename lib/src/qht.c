@@ -572,6 +572,7 @@ static void qht_post_load(struct pd_filter *f)
 }
 
 static const struct pd_filter_ops qht_ops = {
+	.timeless = true,
 	.sections = qht_sections,
 	.post_load = qht_post_load,
 	.burst = qht_burst,

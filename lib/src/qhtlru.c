@@ -52,6 +52,8 @@ struct qhtlru {
 	/* all ones: a hit moves its lane (LRU); 0: it does not, every key pops lane 0 and
 	 * appends (qqhtd's FIFO, for its rows of a whole line: qht.c) */
 	uint64_t movable;
+	unsigned log2n;  /* n = 2^log2n, when prep_simd */
+	bool prep_simd;  /* ql_prep_avx512: n a power of two and the CPU has AVX-512 DQ */
 	int (*find)(const struct qhtlru *q, const uint64_t *row, uint64_t fp);
 	/* a burst's second pass: every key's step (find, then move) in key order, with
 	 * the step inlined into each variant's loop (a call per key cost more than the
@@ -67,9 +69,10 @@ struct qhtlru {
 	uint32_t hi4[QL_GROUPS4][8] PD_ALIGNED; /* all ones: that dword comes from the high half */
 	uint64_t sh4[QL_GROUPS4][4] PD_ALIGNED;
 	/* AVX-512 VBMI (f <= 25): for lane 16g + t, the 4 row bytes from the lane's first
-	 * into dword t of group g (one vpermb a group), then a right shift by bit % 8 */
+	 * into dword t of group g (one vpermb a group), compared at bit % 8 */
 	uint8_t idxb[QL_GROUPS16][64] PD_ALIGNED;
 	uint32_t shb[QL_GROUPS16][16] PD_ALIGNED;
+	uint32_t mskb[QL_GROUPS16][16] PD_ALIGNED; /* 2^f - 1 << shb: the lane's bits */
 	uint64_t valid; /* bit i: lane i exists (b lanes) */
 	/* the update's masks for removing lane j: the lanes below it (kept in place) and
 	 * lanes j .. b-2 (filled from the row shifted down one lane); 8 KiB, in L1 */
@@ -189,6 +192,18 @@ __attribute__((target("avx2"))) static int ql_find_avx2(const struct qhtlru *q,
 }
 #endif
 
+/*
+ * The lane a step removes: the lowest hit, or 0 (the oldest) when none, without a
+ * branch: ctz(x | 1) is 0 when x is 0. A branch on hit or miss is mispredicted for each
+ * random miss among hits, and at 64 MiB it resolves only when the row arrives from
+ * memory, discarding the next keys' work: 15%-distinct stream, 64 MiB (bench_member.sh),
+ * 12.9 ns/key with the branch, 11.2 without.
+ */
+static inline unsigned ql_lane_moved(uint64_t x)
+{
+	return (unsigned)__builtin_ctzll(x | (uint64_t)(x == 0));
+}
+
 /* Bits [a, c) of word w of a 512-bit mask. */
 static inline uint64_t ql_mask(unsigned a, unsigned c, unsigned w)
 {
@@ -215,12 +230,12 @@ __attribute__((target("avx2"))) static inline int ql_step_avx2(const struct qhtl
  * taking the next one's low bits), one 64-byte store. Measured in docs/filters.md.
  */
 QL_AVX512 int ql_step_avx512(const struct qhtlru *q, const struct ql_regs_avx512 *k,
-			    unsigned groups, uint64_t *row, uint64_t fp)
+			    unsigned groups, bool lru, uint64_t *row, uint64_t fp)
 {
 	const __m512i r = _mm512_loadu_si512((const void *)row);
 	const __m512i fpv = _mm512_set1_epi64((long long)fp);
 	const uint64_t hits = ql_hits_avx512(q, k, groups, r, fpv);
-	const unsigned j = (hits & q->movable) != 0 ? (unsigned)__builtin_ctzll(hits) : 0;
+	const unsigned j = lru ? ql_lane_moved(hits) : 0;
 	const __m512i next = _mm512_alignr_epi64(_mm512_setzero_si512(), r, 1); /* r[w + 1] */
 	const __m512i down = _mm512_or_si512(_mm512_srl_epi64(r, _mm_cvtsi32_si128((int)q->f)),
 					     _mm512_sll_epi64(next,
@@ -243,10 +258,12 @@ QL_AVX512 int ql_step_avx512(const struct qhtlru *q, const struct ql_regs_avx512
 }
 
 /* One probe loop per SIMD variant (var: avx512 or vbmi, with its target, register tables
- * and step) and group count G: the compiler unrolls the lookup and keeps its tables in
- * registers (b = 20: 3 groups of 8 lanes, 2 of 16). */
-#define QL_PROBE_SIMD(var, target_, G)                                                      \
-	__attribute__((target(target_))) static void ql_probe_##var##_##G(                  \
+ * and step), group count G and row order (lru: a hit moves its lane; fifo: qqhtd's rows,
+ * every key pops lane 0): the compiler unrolls the lookup and keeps its tables in
+ * registers (b = 20: 3 groups of 8 lanes, 2 of 16), and a FIFO loop loads the lane-0
+ * masks once. */
+#define QL_PROBE_SIMD(var, target_, G, order, lru)                                          \
+	__attribute__((target(target_))) static void ql_probe_##var##_##G##_##order(        \
 		const struct qhtlru *q, uint64_t *const *row, const uint64_t *fp, uint8_t *v, \
 		unsigned n, unsigned ahead, bool far)                                       \
 	{                                                                                   \
@@ -256,10 +273,12 @@ QL_AVX512 int ql_step_avx512(const struct qhtlru *q, const struct ql_regs_avx512
 		for (unsigned i = 0; i < n; i++) {                                          \
 			if (i + ahead < n)                                                  \
 				pd_prefetch_w(far, row[i + ahead]);                         \
-			v[i] = (uint8_t)ql_step_##var(q, &k, G, row[i], fp[i]);             \
+			v[i] = (uint8_t)ql_step_##var(q, &k, G, lru, row[i], fp[i]);        \
 		}                                                                           \
 	}
-#define QL_PROBE512(G) QL_PROBE_SIMD(avx512, "avx512f", G)
+#define QL_PROBE512(G)                                 \
+	QL_PROBE_SIMD(avx512, "avx512f", G, lru, true) \
+	QL_PROBE_SIMD(avx512, "avx512f", G, fifo, false)
 QL_PROBE512(1)
 QL_PROBE512(2)
 QL_PROBE512(3)
@@ -269,25 +288,33 @@ QL_PROBE512(6)
 QL_PROBE512(7)
 QL_PROBE512(8)
 
-static void (*const ql_probes512[QL_GROUPS8])(const struct qhtlru *, uint64_t *const *,
-					       const uint64_t *, uint8_t *, unsigned, unsigned,
-					       bool) = {
-	ql_probe_avx512_1, ql_probe_avx512_2, ql_probe_avx512_3, ql_probe_avx512_4,
-	ql_probe_avx512_5, ql_probe_avx512_6, ql_probe_avx512_7, ql_probe_avx512_8,
+typedef void (*ql_probe_fn)(const struct qhtlru *, uint64_t *const *, const uint64_t *,
+			    uint8_t *, unsigned, unsigned, bool);
+
+static const ql_probe_fn ql_probes512[2][QL_GROUPS8] = {
+	{ql_probe_avx512_1_fifo, ql_probe_avx512_2_fifo, ql_probe_avx512_3_fifo,
+	 ql_probe_avx512_4_fifo, ql_probe_avx512_5_fifo, ql_probe_avx512_6_fifo,
+	 ql_probe_avx512_7_fifo, ql_probe_avx512_8_fifo},
+	{ql_probe_avx512_1_lru, ql_probe_avx512_2_lru, ql_probe_avx512_3_lru,
+	 ql_probe_avx512_4_lru, ql_probe_avx512_5_lru, ql_probe_avx512_6_lru,
+	 ql_probe_avx512_7_lru, ql_probe_avx512_8_lru},
 };
 
 /*
  * AVX-512 with VBMI and VBMI2 (Ice Lake, Zen 4), for f <= 25: 16 lanes a group, each
- * gathered as a dword by one byte permute (vpermb) and shifted by its bit % 8, so b = 20
- * takes 2 groups where the AVX-512F lookup takes 3 of 8 lanes. The move takes its masks
- * from the keep/mid tables (an L1 load indexed by the lane) and the row shifted down one
- * lane from one concatenating shift (vpshrdvq); the new fingerprint's bits are made from
- * fp alone, off the row's chain. Measured in docs/filters.md ("qhtlru's cost").
+ * gathered as a dword by one byte permute (vpermb), so b = 20 takes 2 groups where the
+ * AVX-512F lookup takes 3 of 8 lanes. A lane's dword holds it at bit bit % 8: it is
+ * compared with fp shifted there (off the row's chain) under the lane's mask, one XOR
+ * and one test. The move takes its masks from the keep/mid tables (an L1 load indexed
+ * by the lane) and the row shifted down one lane from one concatenating shift
+ * (vpshrdvq); the new fingerprint's bits are made from fp alone, off the row's chain.
+ * Measured in docs/filters.md ("qhtlru's cost").
  */
 #define QL_VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2"), \
 				always_inline)) static inline
 struct ql_regs_vbmi {
-	__m512i idx[QL_GROUPS16], sh[QL_GROUPS16], mask, topl, topr, fcnt;
+	__m512i idx[QL_GROUPS16], sh[QL_GROUPS16], msk[QL_GROUPS16], topl, topr, fcnt;
+	__mmask16 valid[QL_GROUPS16];
 };
 
 QL_VBMI void ql_regs_vbmi_load(const struct qhtlru *q, struct ql_regs_vbmi *k, unsigned groups)
@@ -295,26 +322,31 @@ QL_VBMI void ql_regs_vbmi_load(const struct qhtlru *q, struct ql_regs_vbmi *k, u
 	for (unsigned g = 0; g < groups; g++) {
 		k->idx[g] = _mm512_load_si512((const void *)q->idxb[g]);
 		k->sh[g] = _mm512_load_si512((const void *)q->shb[g]);
+		k->msk[g] = _mm512_load_si512((const void *)q->mskb[g]);
+		k->valid[g] = (__mmask16)(q->valid >> (16 * g));
 	}
-	k->mask = _mm512_set1_epi32((int)q->fpmax);
 	k->topl = _mm512_load_si512((const void *)q->topl);
 	k->topr = _mm512_load_si512((const void *)q->topr);
 	k->fcnt = _mm512_set1_epi64((long long)q->f);
 }
 
-/* Bit i set: lane i of row r equals fp. */
-QL_VBMI uint64_t ql_hits_vbmi(const struct qhtlru *q, const struct ql_regs_vbmi *k,
-			      unsigned groups, __m512i r, __m512i fpv)
+/* Bit i set: lane i of row r equals fp (fpd: fp in every dword). */
+QL_VBMI uint64_t ql_hits_vbmi(const struct ql_regs_vbmi *k, unsigned groups, __m512i r,
+			      __m512i fpd)
 {
-	uint64_t hits = 0;
+	__mmask16 m[QL_GROUPS16];
+	__mmask32 lo, hi = 0;
 
 	for (unsigned g = 0; g < groups; g++) {
-		__m512i v = _mm512_permutexvar_epi8(k->idx[g], r);
+		const __m512i want = _mm512_sllv_epi32(fpd, k->sh[g]);
 
-		v = _mm512_and_si512(_mm512_srlv_epi32(v, k->sh[g]), k->mask);
-		hits |= (uint64_t)_mm512_cmpeq_epi32_mask(v, fpv) << (16 * g);
+		m[g] = _mm512_mask_testn_epi32_mask(k->valid[g], _mm512_xor_si512(
+			_mm512_permutexvar_epi8(k->idx[g], r), want), k->msk[g]);
 	}
-	return hits & q->valid;
+	lo = groups > 1 ? _mm512_kunpackw(m[1], m[0]) : m[0];
+	if (groups > 2)
+		hi = groups > 3 ? _mm512_kunpackw(m[3], m[2]) : m[2];
+	return groups > 2 ? (uint64_t)_mm512_kunpackd(hi, lo) : (uint64_t)lo;
 }
 
 __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2"))) static int
@@ -325,20 +357,20 @@ ql_find_vbmi(const struct qhtlru *q, const uint64_t *row, uint64_t fp)
 	uint64_t hits;
 
 	ql_regs_vbmi_load(q, &k, groups);
-	hits = ql_hits_vbmi(q, &k, groups, _mm512_loadu_si512((const void *)row),
+	hits = ql_hits_vbmi(&k, groups, _mm512_loadu_si512((const void *)row),
 			    _mm512_set1_epi32((int)fp));
 	return hits != 0 ? __builtin_ctzll(hits) : -1;
 }
 
 QL_VBMI int ql_step_vbmi(const struct qhtlru *q, const struct ql_regs_vbmi *k, unsigned groups,
-			 uint64_t *row, uint64_t fp)
+			 bool lru, uint64_t *row, uint64_t fp)
 {
 	const __m512i fpq = _mm512_set1_epi64((long long)fp);
 	const __m512i top = _mm512_or_si512(_mm512_sllv_epi64(fpq, k->topl),
 					    _mm512_srlv_epi64(fpq, k->topr));
 	const __m512i r = _mm512_loadu_si512((const void *)row);
-	const uint64_t hits = ql_hits_vbmi(q, k, groups, r, _mm512_set1_epi32((int)fp));
-	const unsigned j = (hits & q->movable) != 0 ? (unsigned)__builtin_ctzll(hits) : 0;
+	const uint64_t hits = ql_hits_vbmi(k, groups, r, _mm512_set1_epi32((int)fp));
+	const unsigned j = lru ? ql_lane_moved(hits) : 0;
 	const __m512i next = _mm512_alignr_epi64(_mm512_setzero_si512(), r, 1); /* r[w + 1] */
 	const __m512i down = _mm512_shrdv_epi64(r, next, k->fcnt);
 	/* (down & mid) | top, then (r & keep) | that */
@@ -350,16 +382,17 @@ QL_VBMI int ql_step_vbmi(const struct qhtlru *q, const struct ql_regs_vbmi *k, u
 	return hits != 0;
 }
 
-#define QL_PROBEB(G) QL_PROBE_SIMD(vbmi, "avx512f,avx512bw,avx512vbmi,avx512vbmi2", G)
+#define QL_PROBEB(G)                                                                       \
+	QL_PROBE_SIMD(vbmi, "avx512f,avx512bw,avx512vbmi,avx512vbmi2", G, lru, true)      \
+	QL_PROBE_SIMD(vbmi, "avx512f,avx512bw,avx512vbmi,avx512vbmi2", G, fifo, false)
 QL_PROBEB(1)
 QL_PROBEB(2)
 QL_PROBEB(3)
 QL_PROBEB(4)
 
-static void (*const ql_probesb[QL_GROUPS16])(const struct qhtlru *, uint64_t *const *,
-					     const uint64_t *, uint8_t *, unsigned, unsigned,
-					     bool) = {
-	ql_probe_vbmi_1, ql_probe_vbmi_2, ql_probe_vbmi_3, ql_probe_vbmi_4,
+static const ql_probe_fn ql_probesb[2][QL_GROUPS16] = {
+	{ql_probe_vbmi_1_fifo, ql_probe_vbmi_2_fifo, ql_probe_vbmi_3_fifo, ql_probe_vbmi_4_fifo},
+	{ql_probe_vbmi_1_lru, ql_probe_vbmi_2_lru, ql_probe_vbmi_3_lru, ql_probe_vbmi_4_lru},
 };
 #endif
 
@@ -399,6 +432,7 @@ static void ql_tables(struct qhtlru *q)
 			q->idxb[i / 16][4 * (i % 16) + k] = (uint8_t)(byte < 64 ? byte : 63);
 		}
 		q->shb[i / 16][i % 16] = bit & 7;
+		q->mskb[i / 16][i % 16] = (uint32_t)(q->fpmax << (bit & 7)); /* f <= 25 here */
 	}
 	q->valid = q->b == 64 ? ~0ULL : (1ULL << q->b) - 1;
 	for (unsigned w = 0; w < QL_WORDS; w++) {
@@ -446,14 +480,14 @@ int pd_qhtlru_set_variant(struct pd_filter *f, enum pd_qhtlru_variant v)
 	case PD_QHTLRU_VBMI:
 		if (q->f <= QL_VBMI_MAX_F) {
 			q->find = ql_find_vbmi;
-			q->probe = ql_probesb[(q->b + 15) / 16 - 1];
+			q->probe = ql_probesb[q->movable != 0][(q->b + 15) / 16 - 1];
 			break;
 		}
 		/* wider lanes straddle 4 bytes: AVX-512F's lookup (VBMI implies it) */
 		/* fall through */
 	case PD_QHTLRU_AVX512:
 		q->find = ql_find_avx512;
-		q->probe = ql_probes512[(q->b + 7) / 8 - 1];
+		q->probe = ql_probes512[q->movable != 0][(q->b + 7) / 8 - 1];
 		break;
 	case PD_QHTLRU_AVX2:
 		q->find = ql_find_avx2;
@@ -512,6 +546,44 @@ void pd_qhtlru_move(const struct pd_filter *f, uint64_t *row, unsigned j, uint64
 
 /* ---- burst, state, ops ------------------------------------------------------------- */
 
+#ifdef QL_X86
+/*
+ * A burst's rows and fingerprints, 8 keys a step, when the row count is a power of two:
+ * range(h, 2^k) is h >> (64 - k), and range(x, 2^f - 1) is x >> (64 - f) less one when
+ * the low word of x * 2^f - x borrows ((x << f) < x), so both equal the scalar loop's
+ * (tests/test_qhtlru.c). bench_member.sh, 3 alternating runs: 1 MiB 7.3 -> 6.2 ns/key,
+ * 64 MiB staged 9.4 -> 8.8 (plain bursts at 64 MiB wait on memory: unchanged).
+ */
+__attribute__((target("avx512f,avx512dq"))) static void ql_prep_avx512(const struct qhtlru *q,
+	const uint64_t *h, uint64_t **row, uint64_t *fp, unsigned n)
+{
+	const __m512i rsh = _mm512_set1_epi64((long long)(64 - q->log2n));
+	const __m512i base = _mm512_set1_epi64((long long)(uintptr_t)q->rows);
+	const __m512i fsh = _mm512_set1_epi64((long long)(64 - q->f));
+	const __m512i fl = _mm512_set1_epi64((long long)q->f);
+	const __m512i one = _mm512_set1_epi64(1);
+
+	for (unsigned i = 0; i < n; i += 8) {
+		const __mmask8 m = n - i >= 8 ? 0xff : (__mmask8)((1u << (n - i)) - 1);
+		const __m512i x = _mm512_maskz_loadu_epi64(m, h + i);
+		__m512i y = _mm512_xor_si512(x, _mm512_srli_epi64(x, 33));
+
+		_mm512_mask_storeu_epi64(row + i, m, _mm512_add_epi64(base, _mm512_slli_epi64(
+			_mm512_srlv_epi64(x, rsh), 6)));
+		y = _mm512_mullo_epi64(y, _mm512_set1_epi64((long long)0xff51afd7ed558ccdULL));
+		y = _mm512_xor_si512(y, _mm512_srli_epi64(y, 33));
+		y = _mm512_mullo_epi64(y, _mm512_set1_epi64((long long)0xc4ceb9fe1a85ec53ULL));
+		y = _mm512_or_si512(_mm512_xor_si512(y, _mm512_srli_epi64(y, 33)), one);
+		{
+			const __m512i hi = _mm512_add_epi64(_mm512_srlv_epi64(y, fsh), one);
+			const __mmask8 borrow = _mm512_cmplt_epu64_mask(_mm512_sllv_epi64(y, fl), y);
+
+			_mm512_mask_storeu_epi64(fp + i, m, _mm512_mask_sub_epi64(hi, borrow, hi, one));
+		}
+	}
+}
+#endif
+
 static void ql_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		     unsigned n)
 {
@@ -520,6 +592,15 @@ static void ql_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
 	const unsigned ahead = pd_ahead(1, f->far);
 
 	(void)ts;
+#ifdef QL_X86
+	if (q->prep_simd) {
+		ql_prep_avx512(q, h, row, fp, n);
+		for (unsigned i = 0; i < n && i < ahead; i++)
+			pd_prefetch_w(f->far, row[i]);
+		q->probe(q, row, fp, v, n, ahead, f->far);
+		return;
+	}
+#endif
 	for (unsigned i = 0; i < n; i++) {
 		row[i] = q->rows + pd_range(h[i], q->n) * QL_WORDS;
 		fp[i] = 1 + pd_range(pd_hash2(h[i]), q->fpmax);
@@ -589,6 +670,7 @@ static void ql_post_load(struct pd_filter *f)
 }
 
 static const struct pd_filter_ops ql_ops = {
+	.timeless = true,
 	.burst = ql_burst,
 	.reset = ql_reset,
 	.destroy = ql_destroy,
@@ -629,6 +711,11 @@ struct pd_filter *pd_qhtlru_create_rows(const struct pd_filter_params *p, bool l
 		return NULL;
 	}
 	ql_tables(q);
+#ifdef QL_X86
+	q->log2n = (unsigned)__builtin_ctzll(q->n);
+	q->prep_simd = (q->n & (q->n - 1)) == 0 && __builtin_cpu_supports("avx512f") &&
+		       __builtin_cpu_supports("avx512dq");
+#endif
 	/* the widest the CPU has: each gives the same lanes (tests/test_qhtlru.c) */
 	if (pd_qhtlru_set_variant(&q->base, PD_QHTLRU_VBMI) != 0 &&
 	    pd_qhtlru_set_variant(&q->base, PD_QHTLRU_AVX512) != 0 &&

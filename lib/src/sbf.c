@@ -277,6 +277,7 @@ static void sbf_post_load(struct pd_filter *f)
 }
 
 static const struct pd_filter_ops sbf_ops = {
+	.timeless = true,
 	.sections = sbf_sections,
 	.post_load = sbf_post_load,
 	.burst = sbf_burst,

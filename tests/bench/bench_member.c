@@ -8,6 +8,9 @@
  * table and sees the keys in bursts of 32:
  *   - pktdedup qqhtd and qhtlru at the loss budget --fpr (default 1e-6), through
  *     pd_filter_burst_u64 (keyed XXH3 included);
+ *   - qhtlru staged: each burst hashed and its rows prefetched (pd_filter_stage_u64)
+ *     before the previous burst is probed (pd_filter_burst_hashed), as a caller that
+ *     holds the next burst can do; the same verdicts;
  *   - rte_member HT in cache mode: M / 64 buckets of 16 entries (a 16-bit signature and
  *     a 16-bit set each), rte_member_lookup_bulk, then rte_member_add for each miss (a
  *     copy within one burst of its original is a miss: adds follow the lookups);
@@ -15,10 +18,12 @@
  *     scaled down to M bytes when larger, lookup_bulk then add.
  *   - the floor: no filter, the same keyed XXH3, each key's 64-byte line of an M-byte
  *     table prefetched as soon as it is hashed, then read and written (what any table
- *     touching one line per key pays on this machine; its verdicts mean nothing).
+ *     touching one line per key pays on this machine; its verdicts mean nothing); and
+ *     the floor staged, each burst's lines prefetched while the previous one is read.
  * Truth is the library's exact filter. FP: a key seen for the first time reported
  * seen; FN: a repeat reported new. ns/key is the median over R rounds, contestants
- * alternating within each round.
+ * alternating within each round; the speed-ups over rte_member HT are the medians of
+ * each round's ratio.
  *
  *   bench_member [--memory M] [--n N] [--distinct D] [--fpr P] [--rounds R]
  */
@@ -39,10 +44,14 @@
 
 #define BURST 32
 #define MAXR 15
-#define RUNS 5
+
+/* The contestants, in the order printed; each round starts at a different one. */
+enum who { PD_QQHTD, PD_QHTLRU, PD_QHTLRU_STAGED, MEMBER_HT, MEMBER_VBF, FLOOR, FLOOR_STAGED,
+	   RUNS };
 
 struct run {
 	const char *name;
+	int scored; /* its verdicts mean something */
 	char params[64];
 	uint64_t bytes, fp, fn;
 	double ns[MAXR];
@@ -65,6 +74,12 @@ static uint64_t mix(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* Keys in burst b of n. */
+static size_t burst_len(size_t n, size_t b)
+{
+	return n - b * BURST < BURST ? n - b * BURST : BURST;
+}
+
 static void score(struct run *r, const uint8_t *truth, const uint8_t *v, size_t n)
 {
 	r->fp = r->fn = 0;
@@ -74,8 +89,8 @@ static void score(struct run *r, const uint8_t *truth, const uint8_t *v, size_t 
 	}
 }
 
-static double run_pd(struct run *r, enum pd_filter_type t, uint64_t mem, double fpr,
-		     const uint64_t *keys, uint8_t *v, size_t n)
+static double run_pd(struct run *r, enum pd_filter_type t, int staged, uint64_t mem,
+		     double fpr, const uint64_t *keys, uint8_t *v, size_t n)
 {
 	struct pd_filter_params p = {.type = t, .memory_bytes = mem, .target_fpr = fpr,
 				     .seed = 7};
@@ -91,8 +106,24 @@ static double run_pd(struct run *r, enum pd_filter_type t, uint64_t mem, double 
 	snprintf(r->params, sizeof(r->params), "b=%u f=%u", pd_filter_params(f)->qht_b,
 		 pd_filter_params(f)->qht_f);
 	t0 = now_s();
-	for (size_t i = 0; i < n; i += BURST)
-		pd_filter_burst_u64(f, keys + i, NULL, v + i, n - i < BURST ? n - i : BURST);
+	if (staged) {
+		uint64_t h[2][BURST];
+		const size_t bursts = (n + BURST - 1) / BURST;
+
+		/* burst b is hashed and prefetched, then burst b - 1 probed */
+		for (size_t b = 0; b <= bursts; b++) {
+			if (b < bursts)
+				pd_filter_stage_u64(f, keys + b * BURST, h[b & 1],
+						    burst_len(n, b));
+			if (b > 0)
+				pd_filter_burst_hashed(f, h[(b - 1) & 1], NULL,
+						       v + (b - 1) * BURST, burst_len(n, b - 1));
+		}
+	} else {
+		for (size_t i = 0; i < n; i += BURST)
+			pd_filter_burst_u64(f, keys + i, NULL, v + i,
+					    n - i < BURST ? n - i : BURST);
+	}
 	t0 = now_s() - t0;
 	pd_filter_stats(f, &st);
 	r->bytes = st.footprint_bytes;
@@ -171,11 +202,22 @@ static double run_member(struct run *r, int vbf, uint64_t mem, double fpr, uint6
 	return t0;
 }
 
-static double run_floor(struct run *r, uint64_t mem, const uint64_t *keys, uint8_t *v,
-			size_t n)
+/* Key i's line of the floor's table, prefetched. */
+static uint64_t *floor_line(uint64_t *t, uint64_t lines, uint64_t key)
+{
+	uint64_t h = XXH3_64bits_withSeed(&key, sizeof(key), 7);
+	uint64_t *line = t + (uint64_t)((__extension__(unsigned __int128)h * lines) >> 64) * 8;
+
+	__builtin_prefetch(line, 1, 2);
+	return line;
+}
+
+static double run_floor(struct run *r, int staged, uint64_t mem, const uint64_t *keys,
+			uint8_t *v, size_t n)
 {
 	const uint64_t lines = mem / 64;
-	uint64_t *t = NULL;
+	const size_t bursts = (n + BURST - 1) / BURST;
+	uint64_t *t = NULL, *line[2][BURST];
 	double t0;
 
 	if (lines == 0 || posix_memalign((void **)&t, 2u << 20, lines * 64) != 0) {
@@ -187,19 +229,19 @@ static double run_floor(struct run *r, uint64_t mem, const uint64_t *keys, uint8
 	r->bytes = lines * 64;
 	snprintf(r->params, sizeof(r->params), "one line per key");
 	t0 = now_s();
-	for (size_t i = 0; i < n; i += BURST) {
-		uint64_t *line[BURST];
-		unsigned c = (unsigned)(n - i < BURST ? n - i : BURST);
+	/* burst b's lines: hashed and prefetched, then read and written (staged: burst
+	 * b - 1's, after burst b's are prefetched) */
+	for (size_t b = 0; b <= bursts; b++) {
+		const size_t rb = staged ? b - 1 : b; /* the burst read */
 
-		for (unsigned j = 0; j < c; j++) {
-			uint64_t h = XXH3_64bits_withSeed(&keys[i + j], sizeof(keys[i + j]), 7);
-
-			line[j] = t + (uint64_t)((__extension__(unsigned __int128)h * lines) >> 64) * 8;
-			__builtin_prefetch(line[j], 1, 2);
-		}
-		for (unsigned j = 0; j < c; j++) {
-			v[i + j] = line[j][0] != 0;
-			line[j][0] = keys[i + j];
+		if (b < bursts)
+			for (size_t j = 0; j < burst_len(n, b); j++)
+				line[b & 1][j] = floor_line(t, lines, keys[b * BURST + j]);
+		if ((staged && b == 0) || (!staged && b == bursts))
+			continue;
+		for (size_t j = 0; j < burst_len(n, rb); j++) {
+			v[rb * BURST + j] = line[rb & 1][j][0] != 0;
+			line[rb & 1][j][0] = keys[rb * BURST + j];
 		}
 	}
 	t0 = now_s() - t0;
@@ -221,9 +263,13 @@ int main(int argc, char **argv)
 	uint64_t mem = 64ULL << 20, n = 20000000, s = 42, distinct = 0;
 	double d = 0.15, fpr = 1e-6;
 	unsigned rounds = 3;
-	struct run runs[RUNS] = {{.name = "pktdedup qqhtd"}, {.name = "pktdedup qhtlru"},
-				 {.name = "rte_member HT"}, {.name = "rte_member vBF"},
-				 {.name = "floor"}};
+	struct run runs[RUNS] = {
+		[PD_QQHTD] = {"pktdedup qqhtd", 1}, [PD_QHTLRU] = {"pktdedup qhtlru", 1},
+		[PD_QHTLRU_STAGED] = {"qhtlru, staged", 1}, [MEMBER_HT] = {"rte_member HT", 1},
+		[MEMBER_VBF] = {"rte_member vBF", 1}, [FLOOR] = {"floor", 0},
+		[FLOOR_STAGED] = {"floor, staged", 0},
+	};
+	double ratio[2][MAXR]; /* HT's ns over qhtlru's, plain and staged, each round */
 	uint64_t *keys;
 	uint8_t *truth, *v;
 
@@ -275,17 +321,34 @@ int main(int argc, char **argv)
 	}
 	for (unsigned k = 0; k < rounds; k++) {
 		for (int c = 0; c < RUNS; c++) {
-			struct run *r = &runs[(c + k) % RUNS]; /* a different one first each round */
-			int idx = (int)(r - runs);
-			double t = idx < 2 ? run_pd(r, idx ? PD_FILTER_QHTLRU : PD_FILTER_QQHTD, mem,
-						    fpr, keys, v, n)
-				   : idx < 4 ? run_member(r, idx == 3, mem, fpr, distinct, keys, v, n)
-					     : run_floor(r, mem, keys, v, n);
+			const enum who w = (enum who)((c + k) % RUNS);
+			struct run *r = &runs[w];
+			double t = 0;
 
+			switch (w) {
+			case PD_QQHTD:
+			case PD_QHTLRU:
+			case PD_QHTLRU_STAGED:
+				t = run_pd(r, w == PD_QQHTD ? PD_FILTER_QQHTD : PD_FILTER_QHTLRU,
+					   w == PD_QHTLRU_STAGED, mem, fpr, keys, v, n);
+				break;
+			case MEMBER_HT:
+			case MEMBER_VBF:
+				t = run_member(r, w == MEMBER_VBF, mem, fpr, distinct, keys, v, n);
+				break;
+			case FLOOR:
+			case FLOOR_STAGED:
+				t = run_floor(r, w == FLOOR_STAGED, mem, keys, v, n);
+				break;
+			case RUNS:
+				break;
+			}
 			r->ns[k] = t * 1e9 / (double)n;
-			if (k == 0 && idx < 4)
+			if (k == 0 && r->scored)
 				score(r, truth, v, n);
 		}
+		ratio[0][k] = runs[MEMBER_HT].ns[k] / runs[PD_QHTLRU].ns[k];
+		ratio[1][k] = runs[MEMBER_HT].ns[k] / runs[PD_QHTLRU_STAGED].ns[k];
 	}
 	printf("%" PRIu64 " keys (%" PRIu64 " distinct), %" PRIu64 " MiB each, loss budget %g,"
 	       " ns/key median of %u alternating rounds\n", n, distinct, mem >> 20, fpr, rounds);
@@ -295,7 +358,7 @@ int main(int argc, char **argv)
 		struct run *r = &runs[c];
 
 		qsort(r->ns, rounds, sizeof(double), cmp_d);
-		if (c == 4) {
+		if (!r->scored) {
 			printf("%-18s %-28s %12" PRIu64 " %8.1f %12s %12s\n", r->name, r->params,
 			       r->bytes, r->ns[rounds / 2], "-", "-");
 			continue;
@@ -304,6 +367,11 @@ int main(int argc, char **argv)
 		       r->bytes, r->ns[rounds / 2], distinct ? (double)r->fp / (double)distinct : 0,
 		       n > distinct ? (double)r->fn / (double)(n - distinct) : 0);
 	}
+	qsort(ratio[0], rounds, sizeof(double), cmp_d);
+	qsort(ratio[1], rounds, sizeof(double), cmp_d);
+	printf("qhtlru's speed-up over rte_member HT (median of the rounds' ratios): %.2f in"
+	       " bursts, %.2f staged (rounds: %.2f-%.2f)\n", ratio[0][rounds / 2],
+	       ratio[1][rounds / 2], ratio[1][0], ratio[1][rounds - 1]);
 	free(keys);
 	free(truth);
 	free(v);
