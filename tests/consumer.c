@@ -2,7 +2,8 @@
 /*
  * A program outside the project, built against the installed library by
  * tests/consumer.sh, linked shared and static. It prints what both links must agree on:
- * an exact filter's verdicts, a planned filter's parameters, and the keyed hash of a long
+ * an exact filter's verdicts (in one burst, and staged then probed by hash), a planned
+ * filter's parameters, and the keyed hash of a long
  * key (the shared link hashes it with libxxhash's SIMD dispatcher, the static one with
  * its portable XXH3).
  */
@@ -22,19 +23,24 @@ int main(void)
 				     .target_fpr = 1e-6, .seed = 7};
 	struct pd_error err;
 	struct pd_plan plan;
-	struct pd_filter *f;
+	struct pd_filter *f, *g;
 	unsigned char big[1500];
-	uint8_t v[8];
+	uint64_t h[8];
+	uint8_t v[8], w[8];
 
 	f = pd_filter_create(&p, &err);
-	if (f == NULL || pd_plan(&q, &plan, &err) != 0) {
+	g = pd_filter_create(&p, &err);
+	if (f == NULL || g == NULL || pd_plan(&q, &plan, &err) != 0) {
 		fprintf(stderr, "consumer: %s\n", err.msg);
 		return 1;
 	}
 	pd_filter_burst_u64(f, keys, NULL, v, 8);
+	pd_filter_stage_u64(g, keys, h, 8); /* hashed and prefetched, probed below */
+	pd_filter_burst_hashed(g, h, NULL, w, 8);
 	for (int i = 0; i < 8; i++)
-		if (v[i] != want[i]) {
-			fprintf(stderr, "consumer: key %d: verdict %u, want %u\n", i, v[i], want[i]);
+		if (v[i] != want[i] || w[i] != want[i]) {
+			fprintf(stderr, "consumer: key %d: verdicts %u, %u staged, want %u\n", i,
+				v[i], w[i], want[i]);
 			return 1;
 		}
 	for (size_t i = 0; i < sizeof(big); i++)
@@ -46,5 +52,6 @@ int main(void)
 	printf("short key hash %016llx\n", (unsigned long long)pd_filter_hash(f, big, 13));
 	printf("key mode %s\n", pd_key_mode_name(PD_KEY_FLOW));
 	pd_filter_destroy(f);
+	pd_filter_destroy(g);
 	return 0;
 }
