@@ -191,6 +191,52 @@ static void test_model_far(void **state)
 			run_shape(20, 25, 8u << 20, 400000, (enum pd_qhtlru_variant)v);
 }
 
+/*
+ * Staging where it prefetches (state beyond twice the L2 cache): bursts staged one ahead
+ * with pd_filter_stage_u64 carry pd_filter_hash's hashes and get pd_filter_burst_u64's
+ * verdicts (tests/test_filters.c checks small filters, which stage without prefetching).
+ */
+static void test_stage_far(void **state)
+{
+	const size_t n = 200000, burst = 32;
+	struct pd_filter_params p = {.type = PD_FILTER_QHTLRU, .memory_bytes = 8u << 20,
+				     .target_fpr = 1e-6, .seed = 11};
+	struct pd_error err;
+	struct pd_filter *a = pd_filter_create(&p, &err), *b = pd_filter_create(&p, &err);
+	uint64_t *k = malloc(n * sizeof(*k)), *h = malloc(n * sizeof(*h)), s = 5;
+	uint8_t *va = malloc(n), *vb = malloc(n);
+	size_t dups = 0;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(k != NULL && h != NULL && va != NULL && vb != NULL);
+	for (size_t i = 0; i < n; i++) { /* about 4 copies of each key */
+		uint64_t x = rng_next(&s) % (n / 4);
+
+		k[i] = rng_next(&x);
+	}
+	pd_filter_burst_u64(a, k, NULL, va, n);
+	for (size_t i = 0; i <= n; i += burst) {
+		if (i < n)
+			pd_filter_stage_u64(b, k + i, h + i, n - i < burst ? n - i : burst);
+		if (i > 0)
+			pd_filter_burst_hashed(b, h + i - burst, NULL, vb + i - burst, burst);
+	}
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(h[i], pd_filter_hash(a, &k[i], sizeof(k[i]))); /* little-endian */
+		dups += va[i];
+	}
+	assert_memory_equal(va, vb, n);
+	assert_true(dups > n / 2);
+	free(k);
+	free(h);
+	free(va);
+	free(vb);
+	pd_filter_destroy(a);
+	pd_filter_destroy(b);
+}
+
 /* Lookups on random rows: every variant finds the lane the scalar one finds. */
 static void test_variants_find(void **state)
 {
@@ -337,6 +383,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_model_small),
 		cmocka_unit_test(test_model_far),
+		cmocka_unit_test(test_stage_far),
 		cmocka_unit_test(test_variants_find),
 		cmocka_unit_test(test_qht_simd),
 		cmocka_unit_test(test_plan),
