@@ -403,6 +403,123 @@ static void timerbf_model(enum pd_window_mode mode, unsigned kprime, uint64_t me
 	free(v);
 }
 
+/*
+ * timerbf over long stretches of time: the same model with 64-bit expiries, fed times that
+ * reach the filter's sweep (2^30 units), wrap (2^31, 2^32) and re-anchor (2^29 back) points
+ * within a few thousand keys: lulls just under and over each power, keys stamped up to
+ * 2^28 units late, one frame stamped far ahead of the rest, and clock steps back. The
+ * model follows timerbf.c's three rules in plain 64-bit numbers (N = newest time, S = last
+ * sweep): a key stamped more than 2^29 before N clears every timer and sets N = S = t; a
+ * key with t - S >= 2^30 (or t - N >= 2^31) zeroes the timers whose expiry is not after t
+ * and sets S = t. A 32-bit timer that wraps into a false "live" (the defect of a lull of
+ * 2^31 units between two sweeps) gives a verdict the model does not.
+ */
+static uint64_t tm_step(uint64_t *rng, uint64_t *prev)
+{
+	static const uint64_t lull[] = {1ULL << 29, 1ULL << 30, 1ULL << 31, 1ULL << 32,
+					3ULL << 30, 5ULL << 31, (1ULL << 31) + (1ULL << 30)};
+	const uint64_t r = tu_splitmix(rng), pick = r % 1000;
+	uint64_t t;
+
+	if (pick < 6) { /* a lull near a power: just under, at or just over */
+		t = *prev + lull[(r >> 10) % 7] + (r >> 20) % 4096 - 2048;
+	} else if (pick < 40) { /* late by up to 2^28 units */
+		return *prev - (r >> 10) % (1ULL << 28);
+	} else if (pick < 42) { /* one frame far ahead of the rest */
+		return *prev + (1ULL << 29) + (r >> 10) % (1ULL << 33);
+	} else if (pick < 44) { /* the clock steps back by more than 2^29 */
+		t = *prev - (1ULL << 29) - 1 - (r >> 10) % (1ULL << 31);
+	} else {
+		t = *prev + (r >> 10) % 8;
+	}
+	*prev = t;
+	return t;
+}
+
+static void timerbf_time_model(enum pd_window_mode mode, unsigned kprime, unsigned chunk)
+{
+	const size_t n = 60000;
+	const unsigned K = 4;
+	const uint64_t W = 1000, memory = 16384, m = memory / 4, seed = 0x71e + mode + kprime;
+	uint64_t *timer = calloc(m, sizeof(*timer)), *k = tu_keys(n, 600, seed);
+	uint64_t *ts = malloc(n * sizeof(*ts)), rng = seed, prev = 1ULL << 40;
+	uint64_t big = 0, sweeps = 0, anchors = 0, N = 0, S = 0;
+	uint8_t *v = malloc(n);
+	size_t dups = 0;
+	struct pd_filter *f = tu_create((struct pd_filter_params){
+		.type = PD_FILTER_TIMERBF, .memory_bytes = memory, .seed = seed, .k = K,
+		.window = W, .window_mode = mode, .equal_timers = kprime});
+
+	assert_non_null(timer);
+	assert_non_null(ts);
+	for (size_t i = 0; i < n; i++)
+		ts[i] = tm_step(&rng, &prev);
+	for (size_t i = 0; i < n; i += chunk)
+		pd_filter_burst_u64(f, k + i, ts + i, v + i, n - i < chunk ? n - i : chunk);
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t t = ts[i], h1 = key_hash(k[i], seed), h2 = pd_hash2(h1);
+		uint64_t pos[PD_MAX_HASHES];
+		unsigned live = 0, most = 0;
+		uint8_t want;
+
+		if (i == 0 || (t < N && N - t > (1ULL << 29))) {
+			anchors += i > 0;
+			memset(timer, 0, m * sizeof(*timer));
+			N = S = t;
+		} else if (t > N) {
+			if (t - S >= (1ULL << 30) || t - N >= (1ULL << 31)) {
+				for (uint64_t c = 0; c < m; c++)
+					timer[c] = timer[c] > t ? timer[c] : 0;
+				S = t;
+				sweeps++;
+			}
+			big += t - N >= (1ULL << 29);
+			N = t;
+		}
+		for (unsigned j = 0; j < K; j++) {
+			pos[j] = pd_range(h1 + j * h2, m);
+			live += timer[pos[j]] > t;
+		}
+		for (unsigned a = 0; a < K; a++) {
+			unsigned same = 0;
+
+			for (unsigned c = 0; c < K; c++)
+				same += timer[pos[c]] == timer[pos[a]];
+			most = same > most ? same : most;
+		}
+		want = live == K && (kprime <= 1 || most >= kprime);
+		if (v[i] != want)
+			fail_msg("timerbf over time, %s k' %u chunk %u: key %zu at %llu (newest "
+				 "%llu): filter %d, model %d",
+				 mode == PD_WINDOW_SEEN ? "seen" : "delivered", kprime, chunk, i,
+				 (unsigned long long)t, (unsigned long long)N, v[i], want);
+		dups += want;
+		if (want && mode == PD_WINDOW_DELIVERED)
+			continue;
+		for (unsigned j = 0; j < K; j++) /* a timer is never moved back */
+			if (timer[pos[j]] < t + W + 1)
+				timer[pos[j]] = t + W + 1;
+	}
+	/* the stream reached every point it is meant to test */
+	assert_true(big >= 50 && sweeps >= 50 && anchors >= 20);
+	both_verdicts("timerbf over time", dups, n);
+	pd_filter_destroy(f);
+	free(timer);
+	free(ts);
+	free(k);
+	free(v);
+}
+
+static void test_timerbf_long_time(void **state)
+{
+	(void)state;
+	for (int mode = 0; mode <= 1; mode++)
+		for (unsigned chunk = 5; chunk <= 500; chunk *= 10) {
+			timerbf_time_model(mode ? PD_WINDOW_DELIVERED : PD_WINDOW_SEEN, 0, chunk);
+			timerbf_time_model(mode ? PD_WINDOW_DELIVERED : PD_WINDOW_SEEN, 3, chunk);
+		}
+}
+
 /* Bloom, lru, fpbuffering and timerbf (both modes, with and without equal timers) on
  * tables small enough to fill, bursts of 7, 700 and the whole stream, both prefetches. */
 static void test_other_models(void **state)
@@ -707,6 +824,7 @@ int main(void)
 		cmocka_unit_test(test_sbf_model),
 		cmocka_unit_test(test_ba_model),
 		cmocka_unit_test(test_other_models),
+		cmocka_unit_test(test_timerbf_long_time),
 		cmocka_unit_test(test_qht_model),
 		cmocka_unit_test(test_rowage_model),
 		cmocka_unit_test(test_far_same_verdicts),

@@ -23,11 +23,21 @@
  * the window in units is (W >> shift) - 1, so a match's gap never exceeds W and a copy
  * in the last two units of the window may be missed (pd_window_units()). A cell holds
  * (expiry mod 2^32), 0 meaning "never set" (an expiry that is 0 mod 2^32 is stored as 1:
- * one unit longer). Liveness is (int32_t)(cell - now) > 0, which is unambiguous while
- * every stored expiry is within 2^31 units of now. A sweep keeps it so: once 2^30 units
- * have passed since the last sweep it zeroes every expired cell, and a jump forward of
- * 2^31 units or more clears the table (everything in it has expired). The sweep costs one
- * pass over the table per 2^30 time units.
+ * one unit longer). Liveness at time t is (int32_t)(cell - t) > 0, right while the true
+ * expiry E and t are less than 2^31 units apart. Three rules keep every comparison in that
+ * range (N = the newest time seen, S = the time of the last sweep):
+ *   - a key stamped t with N - 2^29 <= t <= N is compared and written as of t; a key
+ *     stamped after N first advances N to t;
+ *   - sweep: when N advances to t with t - S >= 2^30, every cell whose expiry is not
+ *     after t is zeroed first, its expiry read relative to the old N, where it is exact:
+ *     a lull of any length is measured, never wrapped (when t - N >= 2^31 every expiry has
+ *     passed and the table is cleared instead);
+ *   - re-anchor: a key stamped before N - 2^29 (a clock stepped back, or one frame stamped
+ *     far ahead of the rest) clears the table and sets N = t. That forgets keys (copies
+ *     may pass), never makes one up.
+ * So every stored E lies in [S - 2^29, N + W + 1] with N - S < 2^30, and for any key's t
+ * in [N - 2^29, N], -2^31 < E - t < 2^31. A sweep costs one pass over the table per 2^30
+ * units (1.07 s in ns units, for W < 1.05 ms; 18 min at W = 1 s), a re-anchor one clear.
  *
  * Timestamps older than the newest seen (merged feeds) are compared as of their own time:
  * a timer set by a later key then counts as live.
@@ -42,6 +52,7 @@
 #define TBF_UNIT_BITS 21 /* W >> shift < 2^20 */
 #define TBF_SWEEP_EVERY (1ULL << 30)
 #define TBF_CLEAR_JUMP (1ULL << 31)
+#define TBF_LATE (1ULL << 29) /* stamped before N - TBF_LATE: re-anchor */
 
 struct timerbf {
 	struct pd_filter base;
@@ -64,11 +75,19 @@ static inline unsigned tbf_live(uint32_t c, uint32_t now)
 	return (unsigned)(c != 0) & (unsigned)((int32_t)(c - now) > 0);
 }
 
+/* Zero every cell whose expiry is not after now. Expiries are read relative to the newest
+ * time seen so far (max_now), where they are exact (header), and now > max_now. */
 static void tbf_sweep(struct timerbf *t, uint64_t now)
 {
-	for (uint64_t i = 0; i < t->m; i++)
-		if (!tbf_live(t->cell[i], (uint32_t)now))
+	const uint32_t base = (uint32_t)t->max_now;
+	const int64_t ahead = (int64_t)(now - t->max_now);
+
+	for (uint64_t i = 0; i < t->m; i++) {
+		const uint32_t c = t->cell[i];
+
+		if (c == 0 || (int64_t)(int32_t)(c - base) <= ahead)
 			t->cell[i] = 0;
+	}
 	t->last_sweep = now;
 }
 
@@ -78,10 +97,13 @@ static void tbf_clear(struct timerbf *t)
 		t->cell[i] = 0;
 }
 
-/* Advance the newest time; keep every stored expiry within 2^31 units of now. */
+/* Take a key's time: advance the newest time, sweep, or re-anchor, so that every stored
+ * expiry stays within 2^31 units of the times keys are compared at (the header's rules). */
 static inline void tbf_advance(struct timerbf *t, uint64_t now)
 {
-	if (!t->started) {
+	if (!t->started || (now < t->max_now && t->max_now - now > TBF_LATE)) {
+		if (t->started)
+			tbf_clear(t);
 		t->started = 1;
 		t->max_now = now;
 		t->last_sweep = now;
