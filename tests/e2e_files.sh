@@ -51,6 +51,32 @@ refused "--stats-json : expected a file name" --pcap-in cap.pcap --stats-json ''
 refused "--pcap-out : expected a file name" --pcap-in cap.pcap --pcap-out ''
 echo "ok: 10 ways of naming one file twice refused (status 2), every file intact"
 
+# dangling links name the file they would make (issue 38 N2): status 2, nothing written
+ln -s t.pcap dangling.pcap
+refused "--dup-out t.pcap: the same file as --pcap-out dangling.pcap" --pcap-in cap.pcap \
+	--pcap-out dangling.pcap --dup-out t.pcap
+refused "--stats-json dangling.pcap: the same file as --pcap-out t.pcap" --pcap-in cap.pcap \
+	--pcap-out t.pcap --stats-json dangling.pcap
+refused "--snapshot dangling.pcap: the same file as --pcap-out t.pcap" --pcap-in cap.pcap \
+	--pcap-out t.pcap --snapshot dangling.pcap
+ln -s dangling.pcap chain.pcap # a link to the dangling link
+refused "--dup-out chain.pcap: the same file as --pcap-out t.pcap" --pcap-in cap.pcap \
+	--pcap-out t.pcap --dup-out chain.pcap
+[ ! -e t.pcap ] || fail "t.pcap was made"
+# one pipe named twice (N4): /dev/stdout is standard output
+for args in "--pcap-out /dev/stdout --stats-json -" "--pcap-out - --dup-out /dev/stdout"; do
+	# shellcheck disable=SC2086
+	set +e
+	"$bin" --pcap-in cap.pcap $args 2>err.txt </dev/null | cat >piped.out
+	rc=${PIPESTATUS[0]}
+	set -e
+	[ "$rc" -eq 2 ] && grep -q "the same stream as" err.txt && [ ! -s piped.out ] ||
+		{ cat err.txt >&2; fail "$args into a pipe: status $rc"; }
+done
+"$bin" --pcap-in cap.pcap --pcap-out /dev/null --dup-out /dev/null >/dev/null 2>err.txt ||
+	{ cat err.txt >&2; fail "--pcap-out /dev/null --dup-out /dev/null: status $?"; }
+echo "ok: dangling links and chains of them, and one pipe named twice, refused (status 2)"
+
 # a symlink planted at the temporary name: the PID is known because exec keeps it
 echo "precious" >victim
 bash -c 'ln -s victim snap.tmp.$$ && exec "$0" --pcap-in cap.pcap --snapshot snap' "$bin" \
@@ -65,14 +91,24 @@ echo "ok: a symlink planted at snap.tmp.PID is not written through; the snapshot
 sleep 0 &
 dead=$!
 wait "$dead"
-head -c 100000 /dev/zero >"snap.tmp.$dead"
+{ printf PKTDSNAP; head -c 99992 /dev/zero; } >"snap.tmp.$dead" # a writer's, cut short
+chmod 600 "snap.tmp.$dead"
 ln -s victim "snap.tmp.${dead}x" # not a PID: not ours
 head -c 10 /dev/zero >"snap.tmp.$$"   # this shell is alive
+cp cap.pcap snap.tmp.999998           # a dead PID, but a capture: not a writer's
+cp "$in" st.tmp.999997                # the run's own input (issue 38 N5)
+chmod 600 snap.tmp.999998 st.tmp.999997
+printf PKTD >snap.tmp.999996; chmod 644 snap.tmp.999996 # the magic, but not mode 0600
 "$bin" --pcap-in cap.pcap --snapshot snap >/dev/null 2>err.txt || fail "stale: status $?"
 grep -q "removed 1 temporary file (100000 bytes)" err.txt || { cat err.txt >&2; fail "stale: message"; }
-[ ! -e "snap.tmp.$dead" ] && [ -e "snap.tmp.$$" ] && [ -L "snap.tmp.${dead}x" ] ||
+[ ! -e "snap.tmp.$dead" ] && [ -e "snap.tmp.$$" ] && [ -L "snap.tmp.${dead}x" ] &&
+	cmp -s snap.tmp.999998 "$in" && [ -e snap.tmp.999996 ] ||
 	fail "stale: the wrong files removed"
-echo "ok: the temporary file of a dead run removed, a live process's kept"
+"$bin" --pcap-in st.tmp.999997 --snapshot st --pcap-out st-out.pcap >/dev/null 2>err.txt ||
+	{ cat err.txt >&2; fail "--pcap-in st.tmp.999997 --snapshot st: status $?"; }
+cmp -s st.tmp.999997 "$in" || fail "the run's own input st.tmp.999997 was removed"
+echo "ok: a dead writer's temporary file removed; a live process's, a capture, the run's" \
+	"own input and a file of another mode kept"
 
 # --snapshot LINK: the target is written, the link stays
 mkdir real

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The files a run names, checked before anything starts:
+ *  - where a name leads (pd_app_resolve): symlinks followed to the end, dangling ones
+ *    included, so a link to a file not yet made names that file;
  *  - no two of --pcap-in, --pcap-out, --dup-out, --stats-json and --snapshot are one
- *    file, compared by identity (device and inode; for a file not yet made, its resolved
- *    path), so neither another spelling (./cap.pcap), a hard link, a symlink nor a
- *    redirection of standard input or output lets one overwrite another;
+ *    file, compared by identity (device and inode of whatever is there: a file, a pipe,
+ *    a terminal; for a file not yet made, the path it resolves to), so neither another
+ *    spelling (./cap.pcap), a hard link, a symlink (dangling or not), /dev/stdout nor a
+ *    redirection of standard input or output lets one overwrite another or two share
+ *    one pipe (/dev/null, which loses nothing when shared, is the exception);
  *  - the files written at the end can be written, so that a long run does not lose its
  *    state to a typo.
  */
@@ -14,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "pktdedup.h"
@@ -21,6 +26,7 @@
 struct file_id {
 	int known;     /* 0: nothing to compare (a terminal, a pipe, nothing given) */
 	int exists;
+	int stream;    /* a pipe, socket or terminal: two writers would interleave */
 	dev_t dev;
 	ino_t ino;
 	char path[2 * PATH_MAX]; /* a file not yet made: its directory resolved, then its name */
@@ -39,38 +45,79 @@ static void dir_of(const char *path, char *dir, size_t len)
 		snprintf(dir, len, "%.*s", (int)(slash - path), path);
 }
 
+/* Symlinks followed at most this many times, as the kernel does (ELOOP). */
+#define RESOLVE_HOPS 40
+
+int pd_app_resolve(const char *path, char *out, size_t len)
+{
+	char cur[PATH_MAX], link[PATH_MAX], dir[PATH_MAX], real[PATH_MAX];
+	const char *slash;
+	struct stat st;
+
+	if (snprintf(cur, sizeof(cur), "%s", path) >= (int)sizeof(cur))
+		return errno = ENAMETOOLONG, -1;
+	for (int hop = 0;; hop++) {
+		ssize_t n;
+
+		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+			break;
+		if (hop == RESOLVE_HOPS)
+			return errno = ELOOP, -1;
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n < 0)
+			return -1;
+		link[n] = '\0';
+		dir_of(cur, dir, sizeof(dir));
+		if (link[0] == '/')
+			snprintf(cur, sizeof(cur), "%s", link);
+		else if (snprintf(cur, sizeof(cur), "%s/%s", dir, link) >= (int)sizeof(cur))
+			return errno = ENAMETOOLONG, -1;
+	}
+	if (realpath(cur, real) != NULL) /* there: its canonical name */
+		return snprintf(out, len, "%s", real) >= (int)len ? (errno = ENAMETOOLONG, -1) : 0;
+	/* not there yet: its directory resolved, then its name */
+	slash = strrchr(cur, '/');
+	dir_of(cur, dir, sizeof(dir));
+	if (realpath(dir, real) == NULL) /* no such directory: as written */
+		snprintf(real, sizeof(real), "%s", dir);
+	if (snprintf(out, len, "%s/%s", real, slash != NULL ? slash + 1 : cur) >= (int)len)
+		return errno = ENAMETOOLONG, -1;
+	return 0;
+}
+
+static void id_of_stat(struct file_id *id, const struct stat *st)
+{
+	/* /dev/null: sharing it loses nothing (--pcap-out /dev/null --dup-out /dev/null) */
+	if (S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3))
+		return;
+	id->known = id->exists = 1;
+	id->stream = S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) || S_ISCHR(st->st_mode);
+	id->dev = st->st_dev;
+	id->ino = st->st_ino;
+}
+
 /*
  * The identity of a named file; "-" is standard input (@p output 0) or output (1),
- * compared when it is a file (`--pcap-in - < cap.pcap`).
+ * compared as whatever it is (`--pcap-in - < cap.pcap`, `--stats-json - | cat` beside
+ * `--pcap-out /dev/stdout`).
  */
 static void file_id(const char *path, int output, struct file_id *id)
 {
 	struct stat st;
-	char dir[PATH_MAX], real[PATH_MAX];
-	const char *slash, *base;
 
 	memset(id, 0, sizeof(*id));
 	if (strcmp(path, "-") == 0) {
-		if (fstat(output ? STDOUT_FILENO : STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
-			id->known = id->exists = 1;
-			id->dev = st.st_dev;
-			id->ino = st.st_ino;
-		}
+		if (fstat(output ? STDOUT_FILENO : STDIN_FILENO, &st) == 0)
+			id_of_stat(id, &st);
+		return;
+	}
+	if (stat(path, &st) == 0) {
+		id_of_stat(id, &st);
 		return;
 	}
 	id->known = 1;
-	if (stat(path, &st) == 0) {
-		id->exists = 1;
-		id->dev = st.st_dev;
-		id->ino = st.st_ino;
-		return;
-	}
-	slash = strrchr(path, '/');
-	base = slash != NULL ? slash + 1 : path;
-	dir_of(path, dir, sizeof(dir));
-	if (realpath(dir, real) == NULL) /* no such directory: compared as written */
-		snprintf(real, sizeof(real), "%s", dir);
-	snprintf(id->path, sizeof(id->path), "%s/%s", real, base);
+	if (pd_app_resolve(path, id->path, sizeof(id->path)) != 0) /* as written */
+		snprintf(id->path, sizeof(id->path), "%s", path);
 }
 
 static int same(const struct file_id *a, const struct file_id *b)
@@ -105,9 +152,11 @@ int pd_app_check_distinct(const struct pd_app_config *c)
 
 			if (f[j].path == NULL || (!both_stdout && !same(&id[i], &id[j])))
 				continue;
-			PD_LOG(ERR, "%s %s: the same file as %s %s%s; writing one"
-				" would destroy the other\n", f[j].opt, f[j].path, f[i].opt,
-				f[i].path, both_stdout ? " (standard output)" : "");
+			PD_LOG(ERR, "%s %s: the same %s as %s %s%s; %s\n", f[j].opt, f[j].path,
+				id[i].stream ? "stream" : "file", f[i].opt, f[i].path,
+				both_stdout ? " (standard output)" : "",
+				id[i].stream ? "the two would be interleaved in it" :
+					       "writing one would destroy the other");
 			return -1;
 		}
 	return 0;

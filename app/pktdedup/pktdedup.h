@@ -230,6 +230,10 @@ extern _Atomic int pd_force_quit;
 int pd_app_parse(int argc, char **argv, struct pd_app_config *cfg);
 void pd_app_usage(FILE *out);
 /* files.c */
+/* Where @p path leads: symlinks followed to the end (dangling ones too), then the
+ * canonical name of what is there, or of its directory and its name when nothing is yet.
+ * 0, or -1 with errno (ELOOP, ENAMETOOLONG, or a readlink error). */
+int pd_app_resolve(const char *path, char *out, size_t len);
 /* That no file given is another one given too (--pcap-in, --pcap-out, --stats-json,
  * --snapshot; standard input and output included): 0, or -1 and a message. */
 int pd_app_check_distinct(const struct pd_app_config *cfg);

@@ -40,6 +40,7 @@
 
 static struct pd_snapshot *loaded;
 static int lock_fd = -1;
+static char snap_file[PATH_MAX]; /* where --snapshot leads (pd_snap_lock) */
 static pthread_t thread;
 static int thread_running;
 static _Atomic int thread_quit;
@@ -82,16 +83,21 @@ static int refuse(const char *why)
 int pd_snap_lock(void)
 {
 	const char *path = pd_app.cfg.snapshot;
-	char real[PATH_MAX], lock[PATH_MAX + 8];
+	char lock[PATH_MAX + 8];
 	struct pd_error err;
 	uint64_t files, bytes;
 
 	if (path == NULL)
 		return 0;
-	/* where a symlink points: two runs naming one file through two links conflict */
-	if (realpath(path, real) == NULL)
-		snprintf(real, sizeof(real), "%s", path);
-	snprintf(lock, sizeof(lock), "%s.lock", real);
+	/* the file the name leads to, followed through symlinks (dangling ones too) once:
+	 * the lock, the temporary files, the read and every write use it, so two runs
+	 * naming one file through two links conflict, and a link made to point elsewhere
+	 * during the run changes nothing */
+	if (pd_app_resolve(path, snap_file, sizeof(snap_file)) != 0) {
+		PD_LOG(ERR, "--snapshot %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	snprintf(lock, sizeof(lock), "%s.lock", snap_file);
 	lock_fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lock_fd < 0) {
 		PD_LOG(ERR, "--snapshot %s: cannot open its lock %s: %s\n", path,
@@ -106,7 +112,7 @@ int pd_snap_lock(void)
 		lock_fd = -1;
 		return -1;
 	}
-	if (pd_snapshot_clean_stale(path, &files, &bytes, &err) != 0) {
+	if (pd_snapshot_clean_stale(snap_file, &files, &bytes, &err) != 0) {
 		PD_LOG(ERR, "%s\n", err.msg);
 		return -1;
 	}
@@ -172,7 +178,7 @@ int pd_snap_prepare(void)
 	if (c->snapshot == NULL)
 		return 0;
 	make_tag();
-	loaded = pd_snapshot_read(c->snapshot, &err);
+	loaded = pd_snapshot_read(snap_file, &err);
 	if (loaded == NULL) {
 		if (err.code == PD_ENOENT) {
 			PD_LOG(INFO, "snapshot %s does not exist yet: starting with"
@@ -304,7 +310,7 @@ static int periodic(void)
 		len[i] = s->done;
 		atomic_store_explicit(&s->state, PD_SNAP_IDLE, memory_order_relaxed);
 	}
-	if (pd_snapshot_write(pd_app.cfg.snapshot, tag, img, len, pd_app.nworkers, &err) != 0) {
+	if (pd_snapshot_write(snap_file, tag, img, len, pd_app.nworkers, &err) != 0) {
 		PD_LOG(ERR, "snapshot: %s\n", err.msg);
 		return -1;
 	}
@@ -381,7 +387,7 @@ int pd_snap_finish(void)
 			return 0; /* never started: nothing to save */
 	}
 	final_write_s = pd_now_s();
-	rc = pd_snapshot_save(pd_app.cfg.snapshot, tag, f, pd_app.nworkers, &err);
+	rc = pd_snapshot_save(snap_file, tag, f, pd_app.nworkers, &err);
 	final_write_s = pd_now_s() - final_write_s;
 	if (rc != 0) {
 		PD_LOG(ERR, "snapshot: %s\n", err.msg);

@@ -789,6 +789,34 @@ int pd_snapshot_load(const struct pd_snapshot *s, unsigned i, struct pd_filter *
 	return pd_filter_load_state(f, s->img[i], s->ilen[i], err);
 }
 
+/*
+ * Whether NAME.tmp.PID in @p dirfd is provably a temporary file a snapshot writer left:
+ * a regular file of this user's with one link, mode 0600 as create_temp makes it, whose
+ * bytes begin with the file magic (or, cut short before the magic was whole, are a prefix
+ * of it). Anything else (a capture or snapshot a user named so, a hard link to one, a
+ * symlink, another user's file) is not ours to remove.
+ */
+static int stale_temp_is_ours(int dirfd, const char *name, struct stat *st)
+{
+	char head[8];
+	ssize_t got;
+	int fd, ours;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode) || st->st_nlink != 1 ||
+	    st->st_uid != geteuid() || (st->st_mode & 07777) != 0600) {
+		close(fd);
+		return 0;
+	}
+	got = pread(fd, head, sizeof(head), 0);
+	ours = got >= 0 && got == (st->st_size < 8 ? st->st_size : 8) &&
+	       memcmp(head, FILE_MAGIC, (size_t)got) == 0;
+	close(fd);
+	return ours;
+}
+
 int pd_snapshot_clean_stale(const char *path_given, uint64_t *files, uint64_t *bytes,
 			    struct pd_error *err)
 {
@@ -827,12 +855,11 @@ int pd_snapshot_clean_stale(const char *path_given, uint64_t *files, uint64_t *b
 			continue;
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue; /* alive, or not ours to judge */
-		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+		if (!stale_temp_is_ours(dirfd(d), e->d_name, &st))
 			continue;
 		if (unlinkat(dirfd(d), e->d_name, 0) == 0) {
 			(*files)++;
-			*bytes += S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+			*bytes += (uint64_t)st.st_size;
 		}
 	}
 	closedir(d);

@@ -93,7 +93,9 @@ int pd_snapshot_write(const char *path, const char *tag, const void *const *imag
 
 /**
  * Remove the temporary files that writers of the snapshot at @p path left when they died
- * mid-write (TARGET.tmp.PID, PID no longer a process; regular files and symlinks only).
+ * mid-write: TARGET.tmp.PID where PID is no longer a process and the file is provably a
+ * writer's (a regular file of this user's, one link, mode 0600, beginning with the
+ * snapshot magic or a prefix of it); any other file of that name is left alone.
  * @p files and @p bytes say how many were removed. 0, or -1 when the directory cannot be
  * read.
  */
