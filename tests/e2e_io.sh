@@ -143,3 +143,26 @@ feed &
 wait
 ! grep -aq "frames," pipe.log || fail "progress on a pipe"
 echo "ok: progress on a terminal, none with --quiet or on a pipe"
+
+# 5. a reader that leaves early (issue 38 N3): `| head -c 100` closes the pipe. The run
+#    stops in order: status 141 as for SIGPIPE, the summary, the JSON and the snapshot
+#    written, every frame accounted for, no runtime directory left behind
+for i in $(seq 30); do echo "$in"; done | xargs mergecap -a -F pcap -w big.pcap
+rundirs() { ls -d /var/run/dpdk/pktdedup-* 2>/dev/null | sort || true; }
+rundirs >dirs.before
+set +e
+"$bin" --pcap-in big.pcap --pcap-out - --stats-json j.json --snapshot s.snap 2>head.log |
+	head -c 100 >/dev/null
+rc=${PIPESTATUS[0]}
+set -e
+[ "$rc" -eq 141 ] || { cat head.log >&2; fail "| head -c 100: status $rc, want 141"; }
+grep -q "the reader closed the pipe" head.log && grep -q "accounted: yes" head.log &&
+	grep -q "snapshot s.snap written" head.log || { cat head.log >&2; fail "| head: messages"; }
+python3 - j.json <<'PY' || fail "| head: the JSON"
+import json, sys
+t = json.load(open(sys.argv[1]))["total"]
+assert t["tx_failed"] > 0 and t["rx"] == t["tx"] + t["dropped"] + t["tx_failed"], t
+PY
+[ -s s.snap ] || fail "| head: no snapshot"
+rundirs | comm -13 dirs.before - | grep . && fail "| head: its runtime directory was left"
+echo "ok: | head -c 100: status 141, summary, JSON (rx = tx + dropped + tx_failed) and snapshot written"

@@ -50,13 +50,17 @@ static void on_signal(int sig)
  * SIGINT and SIGTERM stop the run in order. Without SA_RESTART, so that a read waiting
  * on a pipe returns and the replay can stop too; and delivered to the main thread only
  * (the reader in a replay): they are blocked while EAL makes its threads, which keep
- * that mask, then unblocked here (stop_signals(0)).
+ * that mask, then unblocked here (stop_signals(0)). SIGPIPE is ignored: a reader that
+ * closes its end of an output pipe (`| head`) fails the write with EPIPE, which stops a
+ * replay in order (replay.c) with its summary, JSON and snapshot written, instead of
+ * killing the process with nothing written.
  */
 static void stop_signals(int block)
 {
 	struct sigaction sa;
 	sigset_t set;
 
+	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);

@@ -26,10 +26,17 @@
  * A signal (SIGINT, SIGTERM) stops the reading: the batch in hand is finished and
  * written, the output holds exactly the frames read, and the exit status is 128 + the
  * signal. A damaged file stops at the damage: the frames before it are written, status 1.
+ * A write to --pcap-out or --dup-out that fails stops the reading after the batch in
+ * hand; the frames that were to be sent after the failure count as tx_failed. When it
+ * failed with EPIPE (the reader of a pipe went away: `| head`) the status is 141, as a
+ * shell reports a command SIGPIPE stopped, else 1; either way the summary, the JSON and
+ * the snapshot are written as at any stop.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <pcap/pcap.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +83,9 @@ static struct {
 	int end;               /* nothing more to read */
 	int damaged;           /* the input stopped at damage: where, in why */
 	int stopped_by;        /* the signal that stopped the reading */
+	int write_err;         /* errno of the first failed write to --pcap-out/--dup-out */
+	const char *write_opt; /* which of them */
+	uint64_t write_frames; /* frames read when it failed */
 	char why[PCAP_ERRBUF_SIZE + 128];
 	uint64_t frames;       /* frames read */
 	int progress;          /* a progress line on stderr (a terminal) */
@@ -320,6 +330,17 @@ static struct rio_frame rio_of(const struct frame *f)
 	};
 }
 
+/* A sink's write failed: the reading stops after this batch (the header's rule). */
+static void write_failed(const char *opt, int err)
+{
+	if (R.write_err != 0)
+		return;
+	R.write_err = err;
+	R.write_opt = opt;
+	R.write_frames = R.frames;
+	R.end = 1;
+}
+
 /* Phase 3 (worker 0): every frame of the batch in input order, by its verdict; the
  * copies also to --dup-out, as they came. */
 static void write_batch(struct pd_worker *w)
@@ -342,7 +363,8 @@ static void write_batch(struct pd_worker *w)
 				continue;
 			}
 		} else if (f->dup) {
-			rio_sink_frame(R.dups, &rf);
+			if (unlikely(rio_sink_frame(R.dups, &rf) != 0))
+				write_failed("--dup-out", rio_sink_error(R.dups));
 			if (c->action == PD_ACTION_DROP) {
 				w->c.dropped++;
 				continue;
@@ -354,7 +376,11 @@ static void write_batch(struct pd_worker *w)
 					w->c.unmarkable++;
 			}
 		}
-		rio_sink_frame(R.out, &rf);
+		if (unlikely(rio_sink_frame(R.out, &rf) != 0)) {
+			write_failed("--pcap-out", rio_sink_error(R.out));
+			w->c.tx_failed++;
+			continue;
+		}
 		w->c.tx++;
 	}
 }
@@ -444,6 +470,13 @@ void pd_replay_summary(FILE *out)
 			" the input was not read to its end; %s holds the frames read\n",
 			strsignal(R.stopped_by), R.frames, R.in_name, where,
 			pd_app.cfg.pcap_out != NULL ? pd_app.cfg.pcap_out : "the summary");
+	if (R.write_err != 0)
+		fprintf(out, "pktdedup: %s %s: %s after %" PRIu64 " frames were read: stopped"
+			" there; the frames not written count as tx_failed%s\n", R.write_opt,
+			strcmp(R.write_opt, "--pcap-out") == 0 ? pd_app.cfg.pcap_out :
+								pd_app.cfg.dup_out,
+			R.write_err == EPIPE ? "the reader closed the pipe" : strerror(R.write_err),
+			R.write_frames, R.write_err == EPIPE ? " (status 141, as for SIGPIPE)" : "");
 	if (R.damaged)
 		fprintf(out, "pktdedup: error: --pcap-in %s: %s after %" PRIu64 " frames; those"
 			" frames are processed and written, the rest of the file is not\n",
@@ -454,7 +487,9 @@ int pd_replay_status(void)
 {
 	if (R.stopped_by != 0)
 		return 128 + R.stopped_by;
-	return R.damaged ? 1 : 0;
+	if (R.write_err == EPIPE)
+		return 128 + SIGPIPE;
+	return R.damaged || R.write_err != 0 ? 1 : 0;
 }
 
 const char *pd_replay_tx_to(void)

@@ -74,7 +74,11 @@ struct rio_sink *rio_sink_open(const char *opt, const char *path, enum rio_forma
 			       const struct rio_in_info *in);
 /* Non-packet pcapng blocks, verbatim (sinks that write pcap skip them). */
 void rio_sink_blocks(struct rio_sink *s, const uint8_t *b, size_t len);
-void rio_sink_frame(struct rio_sink *s, const struct rio_frame *f);
+/* One frame: 0, or the errno of the first write that failed (this one or an earlier). */
+int rio_sink_frame(struct rio_sink *s, const struct rio_frame *f);
+/* 0 while every write succeeded, else the errno of the first that failed (EPIPE: the
+ * reader of a pipe went away). */
+int rio_sink_error(const struct rio_sink *s);
 /* Flush and close: 0, or -1 and a message (the file is not whole). */
 int rio_sink_close(struct rio_sink *s);
 /* "pcap", "nanosecond pcap" or "pcapng": what the sink writes. */

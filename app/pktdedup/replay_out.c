@@ -72,6 +72,11 @@ static void pcap_frame(struct rio_sink *s, const struct rio_frame *f)
 	h.caplen = f->caplen;
 	h.len = f->len;
 	pcap_dump((u_char *)s->dump, &h, f->data);
+	/* libpcap reports no write error: the stream's flag says (one load a frame) */
+	if (unlikely(ferror_unlocked(pcap_dump_file(s->dump))) && !s->bad) {
+		s->bad = 1;
+		s->err = errno;
+	}
 }
 
 /* libpcap does not check the writes it makes when it closes: the flush says whether the
@@ -79,8 +84,8 @@ static void pcap_frame(struct rio_sink *s, const struct rio_frame *f)
 static int pcap_close_sink(struct rio_sink *s)
 {
 	FILE *f = pcap_dump_file(s->dump);
-	int bad = pcap_dump_flush(s->dump) != 0 || ferror(f);
-	int err = errno;
+	int bad = s->bad || pcap_dump_flush(s->dump) != 0 || ferror(f);
+	int err = s->bad ? s->err : errno;
 
 	pcap_dump_close(s->dump);
 	errno = err;
@@ -230,16 +235,23 @@ struct rio_sink *rio_sink_open(const char *opt, const char *path, enum rio_forma
 	return s;
 }
 
+int rio_sink_error(const struct rio_sink *s)
+{
+	return s != NULL && s->bad ? (s->err != 0 ? s->err : EIO) : 0;
+}
+
 void rio_sink_blocks(struct rio_sink *s, const uint8_t *b, size_t len)
 {
 	if (s != NULL && len != 0)
 		s->ops->blocks(s, b, len);
 }
 
-void rio_sink_frame(struct rio_sink *s, const struct rio_frame *f)
+int rio_sink_frame(struct rio_sink *s, const struct rio_frame *f)
 {
-	if (s != NULL)
-		s->ops->frame(s, f);
+	if (s == NULL)
+		return 0;
+	s->ops->frame(s, f);
+	return unlikely(s->bad) ? rio_sink_error(s) : 0;
 }
 
 int rio_sink_close(struct rio_sink *s)
@@ -249,7 +261,7 @@ int rio_sink_close(struct rio_sink *s)
 	if (s == NULL)
 		return 0;
 	rc = s->ops->close(s);
-	if (rc != 0)
+	if (rc != 0 && errno != EPIPE) /* a pipe's reader gone: replay's summary says so */
 		PD_LOG(ERR, "error: %s %s: writing failed: %s\n", s->opt, s->path,
 			strerror(errno));
 	free(s);
