@@ -77,6 +77,14 @@ done
 	{ cat err.txt >&2; fail "--pcap-out /dev/null --dup-out /dev/null: status $?"; }
 echo "ok: dangling links and chains of them, and one pipe named twice, refused (status 2)"
 
+# a file name that is not UTF-8 (issue 38 N8): the JSON stays valid UTF-8
+cp cap.pcap $'x\xff.pcap'
+"$bin" --pcap-in $'x\xff.pcap' --stats-json name.json >/dev/null 2>err.txt ||
+	{ cat err.txt >&2; fail "x\\xff.pcap: status $?"; }
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding="utf-8")); assert "x\ufffd.pcap" in json.dumps(d, ensure_ascii=False), d' \
+	name.json || fail "--pcap-in x\\xff.pcap: the JSON is not valid UTF-8 or lacks the name"
+echo "ok: a file name that is not UTF-8 appears in the JSON as U+FFFD"
+
 # a symlink planted at the temporary name: the PID is known because exec keeps it
 echo "precious" >victim
 bash -c 'ln -s victim snap.tmp.$$ && exec "$0" --pcap-in cap.pcap --snapshot snap' "$bin" \

@@ -173,6 +173,18 @@ PY
 # from Ethernet
 "$bin" --pcap-in "$tmp/raw.pcap" --pcap-out "$tmp/raw-out.pcap" --filter exact --key packet \
 	--stats-json "$tmp/raw.json" >/dev/null 2>&1 || fail "raw replay"
+# written as pcapng, its interface says LINKTYPE_RAW (101), not Linux's DLT_RAW (12), and
+# capinfos reads the frames back as raw IP (issue 38 N9)
+"$bin" --pcap-in "$tmp/raw.pcap" --pcap-out "$tmp/raw-out.pcapng" --out-format pcapng \
+	--filter exact --key packet >/dev/null 2>&1 || fail "raw replay to pcapng"
+python3 - "$tmp/raw-out.pcapng" <<'PY' || fail "raw to pcapng: the IDB's link type is not 101"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+shb_len = struct.unpack("<I", b[4:8])[0]
+assert struct.unpack("<I", b[shb_len:shb_len + 4])[0] == 1          # an IDB follows the SHB
+sys.exit(0 if struct.unpack("<H", b[shb_len + 8:shb_len + 10])[0] == 101 else 1)
+PY
+capinfos -E "$tmp/raw-out.pcapng" | grep -q "Raw IP" || fail "raw to pcapng: capinfos does not read raw IP"
 # the expected counts from pktdedup-keys' Ethernet keys of the same frames
 keys_bin=$(dirname "$bin")/../keys/pktdedup-keys
 "$keys_bin" --key packet "$in" >"$tmp/eth.keys"

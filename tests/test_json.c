@@ -68,6 +68,47 @@ static void test_document(void **state)
 	free(text);
 }
 
+/* Bytes that are not well-formed UTF-8 (RFC 3629 section 4's table) become U+FFFD, one
+ * per byte; well-formed sequences of every length pass as they are. */
+static void test_utf8(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} c[] = {
+		{"x\xff.pcap", "x\\ufffd.pcap"},                     /* never in UTF-8 */
+		{"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"},
+		{"\xc0\xaf", "\\ufffd\\ufffd"},                       /* overlong '/' */
+		{"\xe0\x80\xaf", "\\ufffd\\ufffd\\ufffd"},            /* overlong, 3 bytes */
+		{"\xf0\x80\x80\xaf", "\\ufffd\\ufffd\\ufffd\\ufffd"},   /* overlong, 4 bytes */
+		{"\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd"},            /* a surrogate */
+		{"\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd"},   /* above U+10FFFF */
+		{"\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf"},                /* U+10FFFF */
+		{"a\xe2\x82", "a\\ufffd\\ufffd"},                      /* cut short at the end */
+		{"\xe2\x82z", "\\ufffd\\ufffdz"},                      /* cut short by a letter */
+		{"\x80\xbf", "\\ufffd\\ufffd"},                       /* lone continuations */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char *text = NULL, want[128];
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		struct json j;
+
+		assert_non_null(f);
+		json_begin(&j, f);
+		json_open(&j, NULL, '{', 1);
+		json_str(&j, "s", c[i].in);
+		json_close(&j);
+		assert_int_equal(json_end(&j), 0);
+		fclose(f);
+		snprintf(want, sizeof(want), "{\"s\": \"%s\"}\n", c[i].want);
+		if (strcmp(text, want) != 0)
+			fail_msg("case %zu: got %s, want %s", i, text, want);
+		free(text);
+	}
+}
+
 static void test_errors(void **state)
 {
 	FILE *f = fopen("/dev/full", "w");
@@ -98,6 +139,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_document),
+		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_errors),
 	};
 

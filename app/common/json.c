@@ -24,20 +24,58 @@ static void out(struct json *j, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * The length of the well-formed UTF-8 sequence at @p p (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0 when the byte at p does not start one.
+ */
+static unsigned utf8_len(const unsigned char *p)
+{
+	unsigned n, i;
+	uint32_t cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) { /* a NUL ends the string here: not a continuation */
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* A JSON string: always valid UTF-8, each byte that is not part of a well-formed
+ * sequence (a file name in another encoding) written as U+FFFD. */
 static void string(struct json *j, const char *s)
 {
 	out(j, "\"");
 	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
-		if (*p == '"' || *p == '\\')
+		const unsigned n = utf8_len(p);
+
+		if (*p == '"' || *p == '\\') {
 			out(j, "\\%c", *p);
-		else if (*p == '\n')
+		} else if (*p == '\n') {
 			out(j, "\\n");
-		else if (*p == '\t')
+		} else if (*p == '\t') {
 			out(j, "\\t");
-		else if (*p < 0x20 || *p == 0x7f)
+		} else if (*p < 0x20 || *p == 0x7f) {
 			out(j, "\\u%04x", *p);
-		else
-			out(j, "%c", *p); /* UTF-8 passes as it is */
+		} else if (n == 0) {
+			out(j, "\\ufffd");
+		} else {
+			out(j, "%.*s", (int)n, (const char *)p);
+			p += n - 1;
+		}
 	}
 	out(j, "\"");
 }

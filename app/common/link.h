@@ -25,4 +25,22 @@ static inline int cli_link_from_dlt(int dlt, enum pd_key_link *link)
 	}
 }
 
+/*
+ * The LINKTYPE_ value a file format records (pcapng's interface block) for libpcap's DLT_
+ * value: the same number but where DLT_ values differ between platforms, which the file
+ * formats give numbers of their own (tcpdump.org's link-layer header types; libpcap
+ * maps them the same way when it writes a pcap file). DLT_RAW, 12 on Linux, is
+ * LINKTYPE_RAW 101.
+ */
+static inline int cli_linktype_of_dlt(int dlt)
+{
+	switch (dlt) {
+	case DLT_ATM_RFC1483: return 100;
+	case DLT_RAW: return 101;
+	case DLT_SLIP_BSDOS: return 102;
+	case DLT_PPP_BSDOS: return 103;
+	default: return dlt;
+	}
+}
+
 #endif

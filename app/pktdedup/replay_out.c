@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/link.h"
 #include "pktdedup.h"
 #include "replay_io.h"
 
@@ -139,7 +140,7 @@ static int ng_open(struct rio_sink *s, const struct rio_in_info *in)
 		put32(s, 28, 0);
 		put32(s, 1, 0);          /* interface description */
 		put32(s, idb_len, 0);
-		put32(s, (uint32_t)in->linktype & 0xffff, 0);
+		put32(s, (uint32_t)cli_linktype_of_dlt(in->linktype) & 0xffff, 0);
 		put32(s, in->snaplen, 0);
 		if (in->nano) {
 			put(s, tsresol_ns, sizeof(tsresol_ns));
