@@ -109,6 +109,12 @@ static void test_roundtrip(void **state)
 		if (v[i].type != PD_FILTER_LRU && v[i].type != PD_FILTER_FPBUFFERING &&
 		    v[i].type != PD_FILTER_EXACT)
 			assert_true(slen > 4); /* fixed layouts go in steps */
+		/* a step of any size, UINT64_MAX too, takes the rest in one */
+		done = 0;
+		memset(step, 0xa5, len);
+		assert_int_equal(pd_filter_save_state_step(first, step, len, &done, UINT64_MAX,
+							   &err), 1);
+		assert_memory_equal(img, step, len);
 
 		if (pd_filter_load_state(second, img, len, &err) != 0)
 			fail_msg("%s: load: %s", pd_filter_type_name(v[i].type), err.msg);

@@ -284,7 +284,15 @@ int pd_snap_load(void);
 int pd_snap_start(void);
 int pd_snap_finish(void);
 double pd_snap_final_write_s(void); /* what the final snapshot's write took */
-void pd_snap_step(struct pd_worker *w);
+/* One step of a requested copy, at most max_bytes (inline: PD_SNAP_STEP, so that no step
+ * holds the data path for long; replay: the whole image, UINT64_MAX). */
+#define PD_SNAP_STEP (128u << 10)
+void pd_snap_step(struct pd_worker *w, uint64_t max_bytes);
+/* Replay's reader around a read that may wait (a pipe): between the two calls no worker
+ * touches its filter, and the snapshot thread may copy them itself, so that periodic
+ * snapshots come on time however slowly the input arrives. */
+void pd_snap_idle_begin(void);
+void pd_snap_idle_end(void);
 struct json;
 void pd_snap_json(struct json *j); /* the "snapshot" member of the JSON summary */
 

@@ -217,6 +217,10 @@ static void read_batch(void)
 			R.end = 1;
 			break;
 		}
+		/* a pipe with nothing more yet: the frames in hand go on now, not when a
+		 * full batch has trickled in (their output, and a snapshot, hold them) */
+		if (R.n > 0 && rio_in_would_wait())
+			break;
 		rc = rio_in_next(&rf, &pre, &npre);
 		if (rc != 1) {
 			R.end = 1;
@@ -400,7 +404,15 @@ int pd_replay_main(void *arg)
 		if (w->idx == 0) {
 			if (R.n != 0)
 				write_batch(w);
+			if (R.n != 0 && rio_in_would_wait()) { /* a pipe's reader sees them now */
+				rio_sink_flush(R.out);
+				rio_sink_flush(R.dups);
+			}
+			/* every worker is past phase 2 (the barrier): none touches its filter
+			 * until the next barrier, so a snapshot may be copied while this waits */
+			pd_snap_idle_begin();
 			read_batch();
+			pd_snap_idle_end();
 			pd_stats_tick();
 		}
 		barrier(nw);
@@ -411,7 +423,7 @@ int pd_replay_main(void *arg)
 		filter_batch(w, nw);
 		if (unlikely(atomic_load_explicit(&w->snap.state, memory_order_acquire) ==
 			     PD_SNAP_REQUESTED)) {
-			pd_snap_step(w); /* one bounded step of a periodic snapshot's copy */
+			pd_snap_step(w, UINT64_MAX); /* offline: a periodic snapshot's whole copy */
 		}
 		barrier(nw);
 	}

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pcap/pcap.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +346,27 @@ int rio_in_open(const char *path, struct rio_in_info *info)
 	info->pcapng = I.ng;
 	info->nano = magic != 0xa1b2c3d4 && magic != 0xd4c3b2a1;
 	return 0;
+}
+
+/* Bytes read from the input but not yet taken from the stream libpcap reads (glibc's
+ * FILE; elsewhere unknown, taken as some, so a batch never ends early). */
+static size_t stream_buffered(FILE *f)
+{
+#ifdef __GLIBC__
+	return (size_t)(f->_IO_read_end - f->_IO_read_ptr);
+#else
+	(void)f;
+	return 1;
+#endif
+}
+
+int rio_in_would_wait(void)
+{
+	struct pollfd p = {.fd = I.fd, .events = POLLIN};
+
+	if (I.size != 0 || I.in == NULL || I.magic_left > 0 || stream_buffered(pcap_file(I.in)) > 0)
+		return 0;
+	return poll(&p, 1, 0) == 0; /* nothing to read now (POLLHUP: an end, not a wait) */
 }
 
 /* Seconds of a record: the pcap format's are unsigned 32-bit (libpcap gives them back

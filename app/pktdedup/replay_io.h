@@ -56,6 +56,9 @@ int rio_in_open(const char *path, struct rio_in_info *info);
  */
 int rio_in_next(struct rio_frame *f, const uint8_t **pre, size_t *npre);
 const char *rio_in_error(void);
+/* 1 when the next record would wait for input (a pipe or FIFO with nothing buffered or
+ * ready to read), else 0: a regular file, bytes in hand, or an end ready to be seen. */
+int rio_in_would_wait(void);
 /* Bytes of the input consumed, and its size when it is a regular file (else 0). */
 uint64_t rio_in_offset(void);
 uint64_t rio_in_size(void);
@@ -79,6 +82,8 @@ int rio_sink_frame(struct rio_sink *s, const struct rio_frame *f);
 /* 0 while every write succeeded, else the errno of the first that failed (EPIPE: the
  * reader of a pipe went away). */
 int rio_sink_error(const struct rio_sink *s);
+/* Everything written so far handed to the system (a pipe's reader sees it). */
+void rio_sink_flush(struct rio_sink *s);
 /* Flush and close: 0, or -1 and a message (the file is not whole). */
 int rio_sink_close(struct rio_sink *s);
 /* "pcap", "nanosecond pcap" or "pcapng": what the sink writes. */

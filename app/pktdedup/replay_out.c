@@ -255,6 +255,19 @@ int rio_sink_frame(struct rio_sink *s, const struct rio_frame *f)
 	return unlikely(s->bad) ? rio_sink_error(s) : 0;
 }
 
+void rio_sink_flush(struct rio_sink *s)
+{
+	FILE *f;
+
+	if (s == NULL || s->bad)
+		return;
+	f = s->dump != NULL ? pcap_dump_file(s->dump) : s->f;
+	if (fflush(f) != 0) {
+		s->bad = 1;
+		s->err = errno;
+	}
+}
+
 int rio_sink_close(struct rio_sink *s)
 {
 	int rc;

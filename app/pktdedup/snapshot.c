@@ -9,10 +9,13 @@
  * with --snapshot-policy fresh starts with empty filters and says so.
  *
  * While running (--snapshot-interval) a thread of its own asks every worker for a copy
- * of its filter. Each worker copies between bursts, at most PD_SNAP_STEP bytes a step
- * (pd_filter_save_state_step), so no step holds the data path for long (the longest
- * step is reported), then the thread writes the file (temporary file, fsync, rename).
- * At a clean stop the file is written from the stopped workers' filters.
+ * of its filter. Inline, each worker copies between bursts, at most PD_SNAP_STEP bytes a
+ * step (pd_filter_save_state_step), so no step holds the data path for long (the longest
+ * step is reported). A replay's workers copy the whole filter after their batch; and
+ * while its reader waits for input (pd_snap_idle_begin..end, a slow pipe) the thread
+ * copies the idle filters itself, so a snapshot is due by the clock, not by how many
+ * frames arrive. Then the thread writes the file (temporary file, fsync, rename). At a
+ * clean stop the file is written from the stopped workers' filters.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,11 +39,13 @@
 #include "../common/json.h"
 #include "pktdedup.h"
 
-#define PD_SNAP_STEP (128u << 10)
 
 static struct pd_snapshot *loaded;
 static int lock_fd = -1;
 static char snap_file[PATH_MAX]; /* where --snapshot leads (pd_snap_lock) */
+/* 0: workers may touch their filters; 1: none will until pd_snap_idle_end (a replay's
+ * reader waits for input); 2: this thread is copying them meanwhile */
+static _Atomic int idle;
 static pthread_t thread;
 static int thread_running;
 static _Atomic int thread_quit;
@@ -237,14 +242,14 @@ int pd_snap_load(void)
 }
 
 /* Worker side: one step of the requested copy (called between bursts). */
-void pd_snap_step(struct pd_worker *w)
+void pd_snap_step(struct pd_worker *w, uint64_t max_bytes)
 {
 	struct pd_worker_snap *s = &w->snap;
 	struct pd_error err;
 	uint64_t t0 = rte_rdtsc(), dt;
 	int r;
 
-	r = pd_filter_save_state_step(w->filter, s->buf, s->cap, &s->done, PD_SNAP_STEP, &err);
+	r = pd_filter_save_state_step(w->filter, s->buf, s->cap, &s->done, max_bytes, &err);
 	dt = rte_rdtsc() - t0;
 	s->steps++;
 	s->copy_cycles += dt;
@@ -274,7 +279,41 @@ static int grow(struct pd_worker_snap *s, uint64_t need)
 	return 0;
 }
 
-/* One periodic snapshot: every worker copies, then the file is written. */
+void pd_snap_idle_begin(void)
+{
+	atomic_store_explicit(&idle, 1, memory_order_release);
+}
+
+void pd_snap_idle_end(void)
+{
+	for (;;) {
+		int one = 1;
+
+		if (atomic_compare_exchange_weak_explicit(&idle, &one, 0, memory_order_acq_rel,
+							  memory_order_acquire))
+			return;
+		if (one == 2) /* the snapshot thread is copying: it takes a few ms */
+			rte_delay_us_sleep(50);
+	}
+}
+
+/* While the workers leave their filters alone (idle), the thread copies worker w's
+ * filter itself, whole: 1 when it did. */
+static int copy_while_idle(struct pd_worker *w)
+{
+	int one = 1;
+
+	if (!atomic_compare_exchange_strong_explicit(&idle, &one, 2, memory_order_acq_rel,
+						     memory_order_acquire))
+		return 0;
+	while (atomic_load_explicit(&w->snap.state, memory_order_acquire) == PD_SNAP_REQUESTED)
+		pd_snap_step(w, UINT64_MAX);
+	atomic_store_explicit(&idle, 1, memory_order_release);
+	return 1;
+}
+
+/* One periodic snapshot: every worker copies (or, while they are idle, this thread
+ * copies for them), then the file is written. */
 static int periodic(void)
 {
 	const void *img[PD_APP_MAX_WORKERS];
@@ -295,7 +334,8 @@ static int periodic(void)
 				if (thread_quit || atomic_load_explicit(&s->stopped,
 									memory_order_acquire))
 					return 1; /* stopping: the final snapshot follows */
-				rte_delay_us_sleep(100);
+				if (!copy_while_idle(pd_app.w[i]))
+					rte_delay_us_sleep(100);
 			}
 			if (st == PD_SNAP_COPIED)
 				break;

@@ -474,7 +474,7 @@ int pd_worker_main(void *arg)
 		tx_flush_all(w);
 		if (unlikely(atomic_load_explicit(&w->snap.state, memory_order_acquire) ==
 			     PD_SNAP_REQUESTED)) {
-			pd_snap_step(w); /* one bounded step of a periodic snapshot's copy */
+			pd_snap_step(w, PD_SNAP_STEP); /* one bounded step of a periodic snapshot */
 		}
 	}
 	if (w->app->dispatching) {

@@ -244,7 +244,8 @@ int pd_filter_save_state_step(const struct pd_filter *f, void *buf, uint64_t cap
 	{
 		struct pd_section sec[PD_MAX_SECTIONS];
 		unsigned n;
-		uint64_t budget = pad64(max_bytes == 0 ? 1 : max_bytes);
+		/* at most the image (a larger max_bytes, UINT64_MAX included, is the rest) */
+		uint64_t budget = pad64(max_bytes == 0 ? 1 : max_bytes < total ? max_bytes : total);
 		uint64_t at = IMG_HEADER; /* image offset of section i */
 
 		fixed_body(mf, sec, &n);
