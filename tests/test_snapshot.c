@@ -267,6 +267,66 @@ static void test_file_roundtrip(void **state)
 	free(k);
 }
 
+/* Images of the caller's after the filters' (pktdedup's estimate states): read back as
+ * bytes, never taken for filter states; a filter state after them, or one of them
+ * first, is a structure error. */
+static void test_caller_images(void **state)
+{
+	struct pd_filter *f[3], *g;
+	struct pd_filter_params p, q;
+	uint64_t *k = tu_keys(N, 0, 14), flen;
+	char path[256];
+	struct pd_error err;
+	struct pd_snapshot *s;
+	void *fimg;
+	const void *img[3], *d;
+	uint64_t len[3], dlen;
+	static const char extra[] = "PDESTIM1 and what the caller keeps";
+
+	(void)state;
+	path_in(path, sizeof(path), "extra.snap");
+	make_three(f, &p, k);
+	flen = pd_filter_state_size(f[0]);
+	fimg = malloc(flen);
+	assert_non_null(fimg);
+	assert_int_equal(pd_filter_save_state(f[0], fimg, flen, &flen, &err), 0);
+	img[0] = fimg, len[0] = flen;
+	img[1] = extra, len[1] = sizeof(extra);
+	img[2] = extra, len[2] = 3; /* shorter than any magic */
+	assert_int_equal(pd_snapshot_write(path, "t", img, len, 3, &err), 0);
+	s = pd_snapshot_read(path, &err);
+	if (s == NULL)
+		fail_msg("read: %s", err.msg);
+	assert_int_equal(pd_snapshot_count(s), 3);
+	assert_int_equal(pd_snapshot_image(s, 1, &d, &dlen), 0);
+	assert_int_equal(dlen, sizeof(extra));
+	assert_memory_equal(d, extra, dlen);
+	assert_int_equal(pd_snapshot_image(s, 3, &d, &dlen), -1);
+	assert_int_equal(pd_snapshot_params(s, 0, &q, &err), 0);
+	assert_int_equal(pd_snapshot_params(s, 1, &q, &err), -1);
+	g = tu_create(p);
+	assert_int_equal(pd_snapshot_load(s, 1, g, &err), -1);
+	assert_int_equal(pd_snapshot_load(s, 0, g, &err), 0);
+	pd_filter_destroy(g);
+	pd_snapshot_free(s);
+	/* a filter state after a caller's image; a caller's image first */
+	img[0] = extra, len[0] = sizeof(extra);
+	img[1] = fimg, len[1] = flen;
+	assert_int_equal(pd_snapshot_write(path, "t", img, len, 2, &err), 0);
+	assert_null(pd_snapshot_read(path, &err));
+	assert_int_equal(err.code, PD_ECORRUPT);
+	img[0] = fimg, len[0] = flen;
+	img[1] = extra, len[1] = sizeof(extra);
+	img[2] = fimg, len[2] = flen;
+	assert_int_equal(pd_snapshot_write(path, "t", img, len, 3, &err), 0);
+	assert_null(pd_snapshot_read(path, &err));
+	assert_int_equal(err.code, PD_ECORRUPT);
+	for (int i = 0; i < 3; i++)
+		pd_filter_destroy(f[i]);
+	free(fimg);
+	free(k);
+}
+
 /* A refused load leaves an empty filter: the same verdicts as a new one. */
 static void assert_empty(struct pd_filter *f, const struct pd_filter_params *p,
 			 const uint64_t *k)
@@ -535,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_steps_while_running),
 		cmocka_unit_test(test_file_roundtrip),
+		cmocka_unit_test(test_caller_images),
 		cmocka_unit_test(test_damage),
 		cmocka_unit_test(test_variable_images),
 		cmocka_unit_test(test_filter_numbers),

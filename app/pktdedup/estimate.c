@@ -26,22 +26,17 @@ struct est_view {
 /* 0 when the estimate is off. */
 static int est_view(struct est_view *v)
 {
-	struct pd_estimate_counts c;
+	const struct pd_estimate *est[PD_APP_MAX_WORKERS];
 
 	if (pd_app.cfg.estimate_level < 0 || pd_app.nworkers == 0 || pd_app.w[0]->est == NULL)
 		return 0;
 	memset(v, 0, sizeof(*v));
 	for (unsigned i = 0; i < pd_app.nworkers; i++) {
-		unsigned l = pd_estimate_level(pd_app.w[i]->est);
-
-		if (l > v->level)
-			v->level = l;
+		est[i] = pd_app.w[i]->est;
+		v->bytes += pd_estimate_footprint(est[i]);
 	}
-	for (unsigned i = 0; i < pd_app.nworkers; i++) {
-		pd_estimate_counts(pd_app.w[i]->est, v->level, &c);
-		pd_estimate_counts_add(&v->c, &c);
-		v->bytes += pd_estimate_footprint(pd_app.w[i]->est);
-	}
+	pd_estimate_combine(est, pd_app.nworkers, &v->c);
+	v->level = v->c.level;
 	v->keys = v->c.keys;
 	v->unique = v->c.tn + v->c.fp;
 	v->copies = v->c.fn + v->c.tp;

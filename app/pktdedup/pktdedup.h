@@ -127,6 +127,8 @@ struct pd_worker_snap {
 	_Atomic int stopped;   /* the worker loop has returned */
 	uint8_t *buf;
 	uint64_t cap;
+	uint8_t *est_buf;      /* the estimate's state, copied when the filter's is done */
+	uint64_t est_len;
 	uint64_t done;         /* bytes of the image copied so far */
 	uint64_t need;         /* TOO_SMALL: the image size */
 	uint64_t steps;        /* copy steps made, all snapshots */

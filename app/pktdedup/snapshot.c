@@ -5,7 +5,10 @@
  * At start (pd_snap_prepare, before the filters exist; pd_snap_load, after) an existing
  * file is read and checked: its tag (key options and dispatch mode), its worker count,
  * then each worker's filter parameters and seed. The seed comes from the snapshot
- * unless --seed is given. Any refusal says why; the run then stops with status 1, or
+ * unless --seed is given. After the workers' filter images the file holds, when the
+ * live estimate is on, each worker's estimate state (pd_estimate_save_state): the shadow
+ * must remember what the filter remembers, or every restored key's first copy would
+ * count as a false positive. Any refusal says why; the run then stops with status 1, or
  * with --snapshot-policy fresh starts with empty filters and says so.
  *
  * While running (--snapshot-interval) a thread of its own asks every worker for a copy
@@ -173,6 +176,54 @@ static int option_differs(const struct pd_filter_params *was, char *why, size_t 
 	return 0;
 }
 
+/* Whether image i is an estimate's state. */
+static int is_estimate(const struct pd_snapshot *snap, unsigned i)
+{
+	const void *d;
+	uint64_t len;
+
+	return pd_snapshot_image(snap, i, &d, &len) == 0 && len >= 8 &&
+	       memcmp(d, PD_ESTIMATE_STATE_MAGIC, 8) == 0;
+}
+
+/* The workers a snapshot was made with: its images, or half of them when the second
+ * half is the estimates'. */
+static unsigned snap_workers(const struct pd_snapshot *snap)
+{
+	const unsigned n = pd_snapshot_count(snap);
+
+	return n % 2 == 0 && is_estimate(snap, n / 2) ? n / 2 : n;
+}
+
+/* Each worker's estimate state from the snapshot, when both have it. */
+static void load_estimates(uint64_t keys)
+{
+	const unsigned n = pd_app.nworkers;
+	struct pd_error err;
+
+	if (pd_app.w[0]->est == NULL)
+		return;
+	if (pd_snapshot_count(loaded) != 2 * n) {
+		if (keys != 0)
+			PD_LOG(WARNING, "snapshot %s holds no state of the live estimate (made"
+				" with it off, or by an older build): the first copy of each key"
+				" it remembers counts as a false positive in the estimate\n",
+				pd_app.cfg.snapshot);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const void *d;
+		uint64_t len;
+
+		if (pd_snapshot_image(loaded, n + i, &d, &len) != 0 ||
+		    pd_estimate_load_state(pd_app.w[i]->est, d, len, &err) != 0)
+			PD_LOG(WARNING, "snapshot %s: worker %u's estimate state not taken (%s):"
+				" its estimate counts the first copy of each key the filter"
+				" remembers as a false positive\n", pd_app.cfg.snapshot, i,
+				err.msg);
+	}
+}
+
 int pd_snap_prepare(void)
 {
 	struct pd_app_config *c = &pd_app.cfg;
@@ -192,9 +243,9 @@ int pd_snap_prepare(void)
 		}
 		return refuse(err.msg);
 	}
-	if (pd_snapshot_count(loaded) != pd_app.nworkers) {
+	if (snap_workers(loaded) != pd_app.nworkers) {
 		snprintf(why, sizeof(why), "made with %u worker%s, this run has %u",
-			 pd_snapshot_count(loaded), pd_snapshot_count(loaded) == 1 ? "" : "s",
+			 snap_workers(loaded), snap_workers(loaded) == 1 ? "" : "s",
 			 pd_app.nworkers);
 		return refuse(why);
 	}
@@ -236,6 +287,7 @@ int pd_snap_load(void)
 	PD_LOG(INFO, "snapshot %s loaded: %u worker%s, %" PRIu64
 		" keys seen before\n", pd_app.cfg.snapshot, pd_app.nworkers,
 		pd_app.nworkers == 1 ? "" : "s", keys);
+	load_estimates(keys);
 	pd_snapshot_free(loaded);
 	loaded = NULL;
 	return 0;
@@ -259,6 +311,9 @@ void pd_snap_step(struct pd_worker *w, uint64_t max_bytes)
 		return;
 	if (r < 0)
 		s->need = pd_filter_state_size(w->filter);
+	if (r > 0 && s->est_buf != NULL) /* 1 MiB in one step: 0.1 ms at most */
+		s->est_len = (uint64_t)pd_estimate_save_state(w->est, s->est_buf,
+							      pd_estimate_state_size(w->est));
 	atomic_store_explicit(&s->state, r > 0 ? PD_SNAP_COPIED : PD_SNAP_TOO_SMALL,
 			      memory_order_release); /* the copy (or need) before the state */
 }
@@ -277,6 +332,15 @@ static int grow(struct pd_worker_snap *s, uint64_t need)
 	s->buf = b;
 	s->cap = need;
 	return 0;
+}
+
+/* The buffer of a worker's estimate state (none without the estimate). */
+static int est_buffer(struct pd_worker *w)
+{
+	if (w->est == NULL || w->snap.est_buf != NULL)
+		return 0;
+	w->snap.est_buf = malloc(pd_estimate_state_size(w->est));
+	return w->snap.est_buf == NULL ? -1 : 0;
 }
 
 void pd_snap_idle_begin(void)
@@ -316,8 +380,9 @@ static int copy_while_idle(struct pd_worker *w)
  * copies for them), then the file is written. */
 static int periodic(void)
 {
-	const void *img[PD_APP_MAX_WORKERS];
-	uint64_t len[PD_APP_MAX_WORKERS];
+	const void *img[2 * PD_APP_MAX_WORKERS];
+	uint64_t len[2 * PD_APP_MAX_WORKERS];
+	const unsigned n = pd_app.nworkers;
 	struct pd_error err;
 	double t0 = pd_now_s();
 
@@ -348,9 +413,12 @@ static int periodic(void)
 		}
 		img[i] = s->buf;
 		len[i] = s->done;
+		img[n + i] = s->est_buf;
+		len[n + i] = s->est_len;
 		atomic_store_explicit(&s->state, PD_SNAP_IDLE, memory_order_relaxed);
 	}
-	if (pd_snapshot_write(snap_file, tag, img, len, pd_app.nworkers, &err) != 0) {
+	if (pd_snapshot_write(snap_file, tag, img, len, pd_app.w[0]->est != NULL ? 2 * n : n,
+			      &err) != 0) {
 		PD_LOG(ERR, "snapshot: %s\n", err.msg);
 		return -1;
 	}
@@ -395,7 +463,8 @@ int pd_snap_start(void)
 	if (c->snapshot == NULL || c->snapshot_interval <= 0)
 		return 0;
 	for (unsigned i = 0; i < pd_app.nworkers; i++)
-		if (grow(&pd_app.w[i]->snap, pd_filter_state_size(pd_app.w[i]->filter)) != 0) {
+		if (grow(&pd_app.w[i]->snap, pd_filter_state_size(pd_app.w[i]->filter)) != 0 ||
+		    est_buffer(pd_app.w[i]) != 0) {
 			PD_LOG(ERR, "snapshot: cannot allocate the copy buffers\n");
 			return -1;
 		}
@@ -411,7 +480,10 @@ int pd_snap_start(void)
 /* After the workers stopped: stop the thread, write the final snapshot. */
 int pd_snap_finish(void)
 {
-	struct pd_filter *f[PD_APP_MAX_WORKERS];
+	const void *img[2 * PD_APP_MAX_WORKERS];
+	uint64_t len[2 * PD_APP_MAX_WORKERS];
+	const unsigned n = pd_app.nworkers;
+	const int est = n != 0 && pd_app.w[0]->est != NULL;
 	struct pd_error err;
 	int rc = 0;
 
@@ -421,13 +493,29 @@ int pd_snap_finish(void)
 	if (thread_running)
 		pthread_join(thread, NULL);
 	thread_running = 0;
-	for (unsigned i = 0; i < pd_app.nworkers; i++) {
-		f[i] = pd_app.w[i]->filter;
-		if (f[i] == NULL)
+	for (unsigned i = 0; i < n; i++)
+		if (pd_app.w[i]->filter == NULL)
 			return 0; /* never started: nothing to save */
-	}
 	final_write_s = pd_now_s();
-	rc = pd_snapshot_save(snap_file, tag, f, pd_app.nworkers, &err);
+	for (unsigned i = 0; i < n && rc == 0; i++) { /* the stopped workers' state */
+		struct pd_worker *w = pd_app.w[i];
+		struct pd_worker_snap *s = &w->snap;
+
+		if (grow(s, pd_filter_state_size(w->filter)) != 0 || est_buffer(w) != 0) {
+			snprintf(err.msg, sizeof(err.msg), "cannot allocate the images");
+			rc = -1;
+		} else if (pd_filter_save_state(w->filter, s->buf, s->cap, &len[i], &err) != 0) {
+			rc = -1;
+		}
+		img[i] = s->buf;
+		if (est) {
+			img[n + i] = s->est_buf;
+			len[n + i] = (uint64_t)pd_estimate_save_state(w->est, s->est_buf,
+								      pd_estimate_state_size(w->est));
+		}
+	}
+	if (rc == 0)
+		rc = pd_snapshot_write(snap_file, tag, img, len, est ? 2 * n : n, &err);
 	final_write_s = pd_now_s() - final_write_s;
 	if (rc != 0) {
 		PD_LOG(ERR, "snapshot: %s\n", err.msg);
@@ -436,9 +524,10 @@ int pd_snap_finish(void)
 		PD_LOG(INFO, "snapshot %s written (%u worker%s)\n",
 			pd_app.cfg.snapshot, pd_app.nworkers, pd_app.nworkers == 1 ? "" : "s");
 	}
-	for (unsigned i = 0; i < pd_app.nworkers; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		free(pd_app.w[i]->snap.buf);
-		pd_app.w[i]->snap.buf = NULL;
+		free(pd_app.w[i]->snap.est_buf);
+		pd_app.w[i]->snap.buf = pd_app.w[i]->snap.est_buf = NULL;
 	}
 	return rc;
 }

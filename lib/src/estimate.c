@@ -310,6 +310,22 @@ void pd_estimate_counts_add(struct pd_estimate_counts *sum, const struct pd_esti
 	sum->copy_keys += c->copy_keys;
 }
 
+void pd_estimate_combine(const struct pd_estimate *const *e, unsigned n,
+			 struct pd_estimate_counts *out)
+{
+	struct pd_estimate_counts c;
+	unsigned level = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (unsigned i = 0; i < n; i++)
+		level = e[i]->s > level ? e[i]->s : level;
+	for (unsigned i = 0; i < n; i++) {
+		pd_estimate_counts(e[i], level, &c);
+		pd_estimate_counts_add(out, &c);
+	}
+	out->level = level;
+}
+
 void pd_estimate_interval(double x, double n, double *rate, double *lo, double *hi)
 {
 	const double z = 1.959963984540054, z2 = z * z;
@@ -355,4 +371,153 @@ void pd_estimate_rates(const struct pd_estimate_counts *c, struct pd_estimate_ra
 				       &r->fpr, &r->fpr_lo, &r->fpr_hi);
 	pd_estimate_interval_clustered(c->fn, c->fn + c->tp, c->copy_keys, c->cc, c->xx, c->xc,
 				       &r->fnr, &r->fnr_lo, &r->fnr_hi);
+}
+
+/*
+ * State image (little-endian host order, as filter images):
+ *
+ *     offset  size  field
+ *     0       8     magic "PDESTIM1"
+ *     8       4     sampling level s
+ *     12      4     window mode
+ *     16      8     window
+ *     24      8     buckets (the set holds 4 entries each)
+ *     32      8     entries in use
+ *     40      L*104 per level: tn, fp, fn, tp, keys, then the sums uu, yy, yu, cc, xx, xc
+ *                   (IEEE doubles), unique_keys, copy_keys; L = PD_ESTIMATE_LEVELS
+ *     ...     32 per entry: hash, time, u, y, c, x (u..x 32-bit)
+ */
+#define IMG_MAGIC PD_ESTIMATE_STATE_MAGIC
+#define IMG_HEAD 40
+#define IMG_LEVEL 104
+#define IMG_ENTRY 32
+
+uint64_t pd_estimate_state_size(const struct pd_estimate *e)
+{
+	return IMG_HEAD + PD_ESTIMATE_LEVELS * IMG_LEVEL + (e->mask + 1) * WAYS * IMG_ENTRY;
+}
+
+static uint8_t *put(uint8_t *p, const void *v, size_t n)
+{
+	memcpy(p, v, n);
+	return p + n;
+}
+
+int64_t pd_estimate_save_state(const struct pd_estimate *e, void *buf, uint64_t cap)
+{
+	const uint64_t size = pd_estimate_state_size(e), buckets = e->mask + 1;
+	const uint32_t mode = (uint32_t)e->mode;
+	uint8_t *p = buf;
+
+	if (cap < size)
+		return -1;
+	p = put(p, IMG_MAGIC, 8);
+	p = put(p, &e->s, 4);
+	p = put(p, &mode, 4);
+	p = put(p, &e->window, 8);
+	p = put(p, &buckets, 8);
+	p = put(p, &e->keys, 8);
+	for (unsigned l = 0; l < PD_ESTIMATE_LEVELS; l++) {
+		const struct pd_estimate_counts *c = &e->lv[l];
+
+		p = put(p, &c->tn, 8);
+		p = put(p, &c->fp, 8);
+		p = put(p, &c->fn, 8);
+		p = put(p, &c->tp, 8);
+		p = put(p, &c->keys, 8);
+		p = put(p, &c->uu, 8);
+		p = put(p, &c->yy, 8);
+		p = put(p, &c->yu, 8);
+		p = put(p, &c->cc, 8);
+		p = put(p, &c->xx, 8);
+		p = put(p, &c->xc, 8);
+		p = put(p, &c->unique_keys, 8);
+		p = put(p, &c->copy_keys, 8);
+	}
+	for (uint64_t i = 0; i < buckets * WAYS; i++) {
+		const struct entry *x = &e->set[i];
+
+		p = put(p, &x->h, 8);
+		p = put(p, &x->t, 8);
+		p = put(p, &x->u, 4);
+		p = put(p, &x->y, 4);
+		p = put(p, &x->c, 4);
+		p = put(p, &x->x, 4);
+	}
+	return (int64_t)size;
+}
+
+static const uint8_t *get(const uint8_t *p, void *v, size_t n)
+{
+	memcpy(v, p, n);
+	return p + n;
+}
+
+/* Nothing from the image is trusted: sizes, level, window and the sums are checked
+ * before anything changes; entries of a level below the new s are left out. */
+int pd_estimate_load_state(struct pd_estimate *e, const void *buf, uint64_t len,
+			   struct pd_error *err)
+{
+	const uint64_t buckets = e->mask + 1;
+	struct pd_estimate_counts lv[PD_ESTIMATE_LEVELS];
+	const uint8_t *p = buf;
+	uint64_t window, nb, keys;
+	uint32_t s, mode;
+
+	if (len != pd_estimate_state_size(e) || memcmp(p, IMG_MAGIC, 8) != 0)
+		return pd_err(err, PD_ECORRUPT, "estimate state: %s",
+			      len < 8 || memcmp(p, IMG_MAGIC, 8) != 0 ? "not an estimate image" :
+			      "another size of set");
+	p = get(p + 8, &s, 4);
+	p = get(p, &mode, 4);
+	p = get(p, &window, 8);
+	p = get(p, &nb, 8);
+	p = get(p, &keys, 8);
+	if (nb != buckets || s >= PD_ESTIMATE_LEVELS)
+		return pd_err(err, PD_ECORRUPT, "estimate state: bad set size or level");
+	if (window != e->window || (window != 0 && mode != (uint32_t)e->mode))
+		return pd_err(err, PD_EMISMATCH, "estimate state: made with another window");
+	memset(lv, 0, sizeof(lv));
+	for (unsigned l = 0; l < PD_ESTIMATE_LEVELS; l++) {
+		struct pd_estimate_counts *c = &lv[l];
+		const double *sum[] = {&c->uu, &c->yy, &c->yu, &c->cc, &c->xx, &c->xc};
+
+		p = get(p, &c->tn, 8);
+		p = get(p, &c->fp, 8);
+		p = get(p, &c->fn, 8);
+		p = get(p, &c->tp, 8);
+		p = get(p, &c->keys, 8);
+		p = get(p, &c->uu, 8);
+		p = get(p, &c->yy, 8);
+		p = get(p, &c->yu, 8);
+		p = get(p, &c->cc, 8);
+		p = get(p, &c->xx, 8);
+		p = get(p, &c->xc, 8);
+		p = get(p, &c->unique_keys, 8);
+		p = get(p, &c->copy_keys, 8);
+		for (unsigned i = 0; i < 6; i++)
+			if (!(*sum[i] >= 0 && *sum[i] < 1e300))
+				return pd_err(err, PD_ECORRUPT, "estimate state: bad sums");
+	}
+	/* from here on the image is taken */
+	if (s > e->s) {
+		e->s = s;
+		e->limit = pd_estimate_limit(s);
+	}
+	memcpy(e->lv, lv, sizeof(lv));
+	e->keys = 0;
+	for (uint64_t i = 0; i < buckets * WAYS; i++) {
+		struct entry *x = &e->set[i];
+
+		p = get(p, &x->h, 8);
+		p = get(p, &x->t, 8);
+		p = get(p, &x->u, 4);
+		p = get(p, &x->y, 4);
+		p = get(p, &x->c, 4);
+		p = get(p, &x->x, 4);
+		if (x->h != 0 && level_of(x->h) < e->s)
+			x->h = 0;
+		e->keys += x->h != 0;
+	}
+	return 0;
 }

@@ -580,6 +580,7 @@ struct pd_snapshot {
 	uint64_t len;
 	char *tag;
 	unsigned n;
+	unsigned nfilters; /* images 0..nfilters-1 are filter states */
 	const uint8_t **img;
 	uint64_t *ilen;
 };
@@ -683,9 +684,17 @@ static struct pd_snapshot *parse_owned(uint8_t *data, uint64_t len, struct pd_er
 		s->ilen[i] = get64(data + at);
 		s->img[i] = data + at + 8;
 		at += 8 + s->ilen[i];
-		if (s->ilen[i] < IMG_HEADER || memcmp(s->img[i], "PDFSTATE", 8) != 0 ||
-		    get32(s->img[i] + 12) >= PD_FILTER_COUNT) {
-			pd_err(err, PD_ECORRUPT, "corrupt: image %u is not a filter state", i);
+		/* filter states first (at least one), then any a caller added */
+		if (s->ilen[i] >= 8 && memcmp(s->img[i], "PDFSTATE", 8) == 0) {
+			if (s->ilen[i] < IMG_HEADER || get32(s->img[i] + 12) >= PD_FILTER_COUNT ||
+			    s->nfilters != i) {
+				pd_err(err, PD_ECORRUPT, "corrupt: image %u is not a filter state"
+				       " that can be read", i);
+				goto bad_s;
+			}
+			s->nfilters++;
+		} else if (i == 0) {
+			pd_err(err, PD_ECORRUPT, "corrupt: image 0 is not a filter state");
 			goto bad_s;
 		}
 	}
@@ -773,8 +782,9 @@ int pd_snapshot_params(const struct pd_snapshot *s, unsigned i, struct pd_filter
 {
 	enum pd_filter_type t;
 
-	if (i >= s->n)
-		return pd_err(err, PD_EINVAL, "snapshot: image %u of %u", i, s->n);
+	if (i >= s->nfilters)
+		return pd_err(err, PD_EINVAL, "snapshot: image %u of %u is not a filter state", i,
+			      s->n);
 	if (pd_filter_desc_of_id(get32(s->img[i] + 12), &t) == NULL)
 		return pd_err(err, PD_ECORRUPT, "snapshot: image %u: unknown filter number %u", i,
 			      get32(s->img[i] + 12));
@@ -782,11 +792,22 @@ int pd_snapshot_params(const struct pd_snapshot *s, unsigned i, struct pd_filter
 	return 0;
 }
 
+int pd_snapshot_image(const struct pd_snapshot *s, unsigned i, const void **data,
+		      uint64_t *len)
+{
+	if (i >= s->n)
+		return -1;
+	*data = s->img[i];
+	*len = s->ilen[i];
+	return 0;
+}
+
 int pd_snapshot_load(const struct pd_snapshot *s, unsigned i, struct pd_filter *f,
 		     struct pd_error *err)
 {
-	if (i >= s->n)
-		return pd_err(err, PD_EINVAL, "snapshot: image %u of %u", i, s->n);
+	if (i >= s->nfilters)
+		return pd_err(err, PD_EINVAL, "snapshot: image %u of %u is not a filter state", i,
+			      s->n);
 	return pd_filter_load_state(f, s->img[i], s->ilen[i], err);
 }
 

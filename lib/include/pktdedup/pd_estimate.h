@@ -120,6 +120,15 @@ void pd_estimate_counts(const struct pd_estimate *e, unsigned level,
 PD_API
 void pd_estimate_counts_add(struct pd_estimate_counts *sum, const struct pd_estimate_counts *c);
 
+/**
+ * The counts of n estimators (one per worker, each with its share of the keys) added at
+ * the highest sampling level any of them reached, so that every one contributes the
+ * same share 2^-level of its keys; out->level says which.
+ */
+PD_API
+void pd_estimate_combine(const struct pd_estimate *const *e, unsigned n,
+	struct pd_estimate_counts *out);
+
 /** x of n as a rate with its 95% Wilson score interval; 0, 0, 1 when n = 0. x and n
  * may be effective (not whole) counts. */
 PD_API
@@ -130,6 +139,24 @@ void pd_estimate_interval(double x, double n, double *rate, double *lo, double *
 PD_API
 void pd_estimate_interval_clustered(uint64_t x, uint64_t n, uint64_t k, double nn,
 	double xx, double xn, double *rate, double *lo, double *hi);
+
+/**
+ * The estimator's state (its sampling level, per-level counts and the set) as an image,
+ * so that it survives a restart beside its filter's: without it, the first copy after
+ * a restart of every key the restored filter remembers would count as a false positive.
+ * pd_estimate_save_state writes pd_estimate_state_size() bytes (-1 if cap is smaller);
+ * pd_estimate_load_state takes an image into an estimator made with the same number of
+ * entries and window: 0, or -1 and err (PD_ECORRUPT, PD_EMISMATCH) with the estimator
+ * unchanged. The level becomes the higher of the two; entries below it are left out.
+ */
+#define PD_ESTIMATE_STATE_MAGIC "PDESTIM1" /**< an estimate image's first 8 bytes */
+PD_API
+uint64_t pd_estimate_state_size(const struct pd_estimate *e);
+PD_API
+int64_t pd_estimate_save_state(const struct pd_estimate *e, void *buf, uint64_t cap);
+PD_API
+int pd_estimate_load_state(struct pd_estimate *e, const void *buf, uint64_t len,
+	struct pd_error *err);
 
 /** FPR and FNR of counts, with their intervals. */
 PD_API

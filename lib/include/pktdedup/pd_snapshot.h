@@ -27,7 +27,9 @@
  *     24      4     tag length T (at most PD_SNAPSHOT_MAX_TAG)
  *     28      T     tag: the caller's description of what the state depends on
  *     28+T    4     number of images N (1..PD_SNAPSHOT_MAX_FILTERS)
- *     ...           N times: 8-byte image length L, then L bytes of image
+ *     ...           N times: 8-byte image length L, then L bytes of image: first one
+ *                   or more filter states (magic "PDFSTATE"), then any images of the
+ *                   caller's (pd_snapshot_image)
  *     end-8   8     XXH3-64 (seed 0) of every byte before it
  *
  * Writing goes to a temporary file beside the target, TARGET.tmp.PID (mode 0600: the
@@ -126,7 +128,7 @@ struct pd_snapshot *pd_snapshot_parse(const void *data, uint64_t len, struct pd_
 PD_API
 const char *pd_snapshot_tag(const struct pd_snapshot *s);
 
-/** Number of filter images. */
+/** Number of images. */
 PD_API
 unsigned pd_snapshot_count(const struct pd_snapshot *s);
 
@@ -134,6 +136,15 @@ unsigned pd_snapshot_count(const struct pd_snapshot *s);
 PD_API
 int pd_snapshot_params(const struct pd_snapshot *s, unsigned i, struct pd_filter_params *p,
 		       struct pd_error *err);
+
+/**
+ * Image i's bytes, valid until pd_snapshot_free(): 0, or -1 when there is no image i.
+ * Images need not all be filters': a caller may store other state after its filters'
+ * (pktdedup stores each worker's pd_estimate state there).
+ */
+PD_API
+int pd_snapshot_image(const struct pd_snapshot *s, unsigned i, const void **data,
+		      uint64_t *len);
 
 /** pd_filter_load_state() of image i into f. */
 PD_API
