@@ -166,3 +166,29 @@ PY
 [ -s s.snap ] || fail "| head: no snapshot"
 rundirs | comm -13 dirs.before - | grep . && fail "| head: its runtime directory was left"
 echo "ok: | head -c 100: status 141, summary, JSON (rx = tx + dropped + tx_failed) and snapshot written"
+
+# 6. 400 MiB of custom blocks between two packets on a pipe (issue 38 N6): memory stays
+#    bounded (at most about 3 x 64 MiB more than a plain stream; it used to hold about
+#    three copies of everything between the packets), both packets come out, and the
+#    summary says which blocks were left out
+peak() { # MB -> peak RSS in KiB of pktdedup reading that stream
+	python3 - "$bin" "$root/tests/pcapng_meta.py" "$1" <<'PY'
+import resource, subprocess, sys
+gen = subprocess.Popen(["python3", sys.argv[2], sys.argv[3]], stdout=subprocess.PIPE)
+run = subprocess.run([sys.argv[1], "--pcap-in", "-", "--pcap-out", "meta-out.pcapng"],
+                     stdin=gen.stdout, stdout=subprocess.DEVNULL, stderr=open("meta.err", "w"))
+gen.wait()
+assert run.returncode == 0, run.returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+}
+base=$(peak 0)
+big=$(peak 400)
+[ "$(capinfos -c -M meta-out.pcapng | awk '/Number of packets/ {print $NF}')" = 2 ] ||
+	fail "custom blocks: not both packets written"
+[ $((big - base)) -lt $((260 * 1024)) ] ||
+	fail "custom blocks: peak memory $big KiB against $base KiB for a plain stream"
+grep -q "non-packet pcapng blocks (.* bytes) left out of the outputs" meta.err ||
+	{ cat meta.err >&2; fail "custom blocks: no warning"; }
+echo "ok: 400 MiB of custom blocks between two packets: peak $((big / 1024)) MiB (plain stream" \
+	"$((base / 1024)) MiB), both packets out, the blocks left out reported"

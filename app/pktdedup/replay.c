@@ -472,6 +472,7 @@ int pd_replay_close(void)
 void pd_replay_summary(FILE *out)
 {
 	const uint64_t off = rio_in_offset(), size = rio_in_size();
+	uint64_t bytes;
 	char where[96] = "";
 
 	if (size != 0)
@@ -489,6 +490,12 @@ void pd_replay_summary(FILE *out)
 								pd_app.cfg.dup_out,
 			R.write_err == EPIPE ? "the reader closed the pipe" : strerror(R.write_err),
 			R.write_frames, R.write_err == EPIPE ? " (status 141, as for SIGPIPE)" : "");
+	if (rio_in_left_out(&bytes) != 0)
+		fprintf(out, "pktdedup: warning: --pcap-in %s: %" PRIu64 " non-packet pcapng"
+			" block%s (%" PRIu64 " bytes) left out of the outputs: more than 64 MiB"
+			" of such blocks came between two packets; every packet is kept\n",
+			R.in_name, rio_in_left_out(&bytes), rio_in_left_out(&bytes) == 1 ? "" : "s",
+			bytes);
 	if (R.damaged)
 		fprintf(out, "pktdedup: error: --pcap-in %s: %s after %" PRIu64 " frames; those"
 			" frames are processed and written, the rest of the file is not\n",

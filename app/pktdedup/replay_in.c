@@ -30,6 +30,14 @@
 #define NG_EPB 6u
 #define NG_CUSTOM_NOCOPY 0x40000BADu /* "must not be copied" (pcapng spec) */
 #define NG_MAX_BLOCK (1u << 28)      /* longer: not a block we can follow */
+/* Non-packet blocks kept between two packets (to be written before the second): past
+ * this, blocks other than section and interface headers are left out of the outputs,
+ * counted and reported, so that memory stays bounded whatever comes between packets
+ * (kept bytes are held up to three times: queue, hand-out, batch arena). Section and
+ * interface headers are needed to read the packets after them: past NG_MAX_HEADERS of
+ * those between two packets the input is refused as damaged. */
+#define NG_MAX_META (64u << 20)
+#define NG_MAX_HEADERS (256u << 20)
 
 struct buf {
 	uint8_t *p;
@@ -68,6 +76,9 @@ static struct {
 	struct buf q;        /* queued items */
 	size_t qhead;
 	struct buf pre;      /* the blocks rio_in_next hands out */
+	uint64_t meta;       /* non-packet bytes queued since the last packet block */
+	int drop;            /* the current block is not kept (NG_MAX_META, or do-not-copy) */
+	uint64_t dropped, dropped_bytes; /* blocks left out of the outputs */
 } I = {.fd = -1};
 
 static int buf_put(struct buf *b, const void *p, size_t n)
@@ -135,6 +146,7 @@ static void ng_block_done(void)
 		break;
 	case NG_EPB:
 	case NG_PB:
+		I.meta = 0;
 		it.packet = 1;
 		it.iface = I.type == NG_EPB ? rd32(b + 8, I.swap) : rd16(b + 8, I.swap);
 		it.ts_hi = rd32(b + 12, I.swap);
@@ -144,14 +156,21 @@ static void ng_block_done(void)
 		ng_queue(&it, b + 28, it.len);
 		return;
 	case NG_SPB:
+		I.meta = 0;
 		it.packet = 1;
 		it.spb = 1;
 		it.swap = (uint8_t)I.swap;
 		ng_queue(&it, NULL, 0);
 		return;
-	case NG_CUSTOM_NOCOPY:
+	}
+	if (I.drop) {
+		if (I.type != NG_CUSTOM_NOCOPY) { /* that one is never copied, by the spec */
+			I.dropped++;
+			I.dropped_bytes += I.total;
+		}
 		return;
 	}
+	I.meta += n;
 	it.len = (uint32_t)n;
 	ng_queue(&it, b, n);
 }
@@ -202,9 +221,22 @@ static int ng_block_start(void)
 	} else if (I.type == NG_SPB) {
 		I.skip_a = 12;
 		I.skip_b = I.total - 4;
+	} else if (I.type == NG_SHB || I.type == NG_IDB) {
+		if (I.meta + I.total > NG_MAX_HEADERS) {
+			ng_lost("over 256 MiB of section and interface blocks between two packets");
+			return 1;
+		}
+	}
+	/* a block not kept is not buffered either: its bytes go by */
+	I.drop = I.type == NG_CUSTOM_NOCOPY ||
+		 (I.type != NG_SHB && I.type != NG_IDB && I.type != NG_EPB && I.type != NG_PB &&
+		  I.type != NG_SPB && I.meta + I.total > NG_MAX_META);
+	if (I.drop) {
+		I.skip_a = 0;
+		I.skip_b = I.total;
 	}
 	I.blk.len = 0;
-	if (buf_put(&I.blk, I.hdr, I.hlen) != 0) {
+	if (!I.drop && buf_put(&I.blk, I.hdr, I.hlen) != 0) {
 		ng_lost("out of memory");
 		return 1;
 	}
@@ -467,6 +499,12 @@ int rio_in_next(struct rio_frame *f, const uint8_t **pre, size_t *npre)
 const char *rio_in_error(void)
 {
 	return I.why;
+}
+
+uint64_t rio_in_left_out(uint64_t *bytes)
+{
+	*bytes = I.dropped_bytes;
+	return I.dropped;
 }
 
 uint64_t rio_in_offset(void)

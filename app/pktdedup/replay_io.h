@@ -59,6 +59,9 @@ const char *rio_in_error(void);
 /* 1 when the next record would wait for input (a pipe or FIFO with nothing buffered or
  * ready to read), else 0: a regular file, bytes in hand, or an end ready to be seen. */
 int rio_in_would_wait(void);
+/* pcapng: the non-packet blocks left out of the outputs because more than 64 MiB of them
+ * came between two packets (their bytes in *bytes). */
+uint64_t rio_in_left_out(uint64_t *bytes);
 /* Bytes of the input consumed, and its size when it is a regular file (else 0). */
 uint64_t rio_in_offset(void);
 uint64_t rio_in_size(void);
