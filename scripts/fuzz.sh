@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Build every libFuzzer harness in tests/fuzz/ with clang (fuzzer, address, undefined)
-# and run each for FUZZ_SECONDS (default 60): fuzz_key seeded with the frames of
-# pcap/*.pcap, fuzz_snapshot with a small snapshot of every filter (snapshot_seeds.c).
+# and run each for FUZZ_SECONDS (default 40): fuzz_key seeded with the frames of
+# pcap/*.pcap, fuzz_snapshot with a small snapshot of every filter (snapshot_seeds.c),
+# fuzz_pcapng (replay's capture reader) with pcap and pcapng cuts of the fixtures.
 # Fails on any crash, leak or sanitizer report; the reproducer is left in build/fuzz/.
 #   FUZZ_SECONDS=600 bash scripts/fuzz.sh [HARNESS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs=${FUZZ_SECONDS:-60}
+secs=${FUZZ_SECONDS:-40}
 out=build/fuzz
 mkdir -p "$out"
 cc=${FUZZ_CC:-clang}
@@ -34,6 +35,22 @@ for src in "${harnesses[@]}"; do
 		"$cc" -O1 -std=gnu11 -Ilib/include tests/fuzz/snapshot_seeds.c "${libsrc[@]}" \
 			-lxxhash -lm -o "$out/snapshot_seeds"
 		"$out/snapshot_seeds" "$seeds"
+		;;
+	fuzz_pcapng)
+		# replay's reader without DPDK (tests/fuzz/app_shim.h stands in for pktdedup.h);
+		# seeds: the first records of each fixture as pcap and as pcapng (editcap), one
+		# with comments and two interfaces, one big-endian, one with simple packet blocks
+		libsrc=(-D_GNU_SOURCE -include tests/fuzz/app_shim.h -Iapp/pktdedup app/pktdedup/replay_in.c
+			-lpcap)
+		for p in pcap/*.pcap; do
+			b=$(basename "$p" .pcap)
+			editcap -F pcap -r "$p" "$seeds/$b.pcap" 1-6
+			editcap -F pcapng -r "$p" "$seeds/$b.pcapng" 1-6
+		done
+		mergecap -I none -F pcapng -w "$seeds/two.pcapng" "$seeds/dups.pcap" "$seeds/keys.pcap"
+		editcap -a 2:"a comment" "$seeds/two.pcapng" "$seeds/comment.pcapng"
+		python3 tests/pcap_tool.py ngswap "$seeds/comment.pcapng" "$seeds/big-endian.pcapng"
+		python3 tests/pcap_tool.py ngspb "$seeds/dups.pcapng" "$seeds/spb.pcapng"
 		;;
 	*) echo "fuzz.sh: no sources listed for $name" >&2; exit 1 ;;
 	esac

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test: install what is missing, build, run the meson test suite, run it again in
 # a build with AddressSanitizer and UndefinedBehaviorSanitizer, then run each libFuzzer
-# harness for FUZZ_SECONDS (default 60).
+# harness for FUZZ_SECONDS (default 40).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh

@@ -313,8 +313,11 @@ static ssize_t in_read(void *cookie, char *buf, size_t len)
 
 static int in_close(void *cookie)
 {
+	const int fd = I.fd;
+
 	(void)cookie;
-	return I.fd == STDIN_FILENO ? 0 : close(I.fd);
+	I.fd = -1;
+	return fd == STDIN_FILENO ? 0 : close(fd);
 }
 
 /* n bytes, waiting for them: 0, or -1 (errno; 0 for an early end). */
@@ -540,12 +543,12 @@ void rio_in_close(void)
 		pcap_freecode(&I.bpf);
 	I.bpf_on = 0;
 	if (I.in != NULL)
-		pcap_close(I.in);
-	I.in = NULL;
+		pcap_close(I.in); /* closes the stream, and so the input (in_close) */
+	else if (I.fd >= 0 && I.fd != STDIN_FILENO)
+		close(I.fd); /* opened, but refused before libpcap took it */
 	free(I.blk.p);
 	free(I.q.p);
 	free(I.pre.p);
-	memset(&I.blk, 0, sizeof(I.blk));
-	memset(&I.q, 0, sizeof(I.q));
-	memset(&I.pre, 0, sizeof(I.pre));
+	memset(&I, 0, sizeof(I)); /* as before rio_in_open */
+	I.fd = -1;
 }
