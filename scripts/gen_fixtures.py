@@ -42,6 +42,8 @@ from scapy.all import (ARP, Dot1AD, Dot1Q, Ether, ICMP, IP, IPv6, IPv6ExtHdrDest
                        IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting,
                        ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NS, Padding, Raw,
                        SCTP, TCP, UDP, GRE, RawPcapWriter)
+from scapy.layers.inet6 import ICMPv6Unknown, icmp6typescls
+from scapy.layers.ipsec import AH
 
 MAC_A = "02:00:00:00:00:0a"
 MAC_B = "02:00:00:00:00:0b"
@@ -49,7 +51,19 @@ MAC_C = "02:00:00:00:00:0c"
 MAC_D = "02:00:00:00:00:0d"
 HTTP_METHODS = [b"GET", b"POST", b"HEAD", b"PUT", b"DELETE", b"OPTIONS", b"PATCH",
                 b"CONNECT", b"TRACE"]
-EXT_TYPES = (IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment)
+EXT_TYPES = (IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment,
+             AH)
+
+
+def ah_payload_class(self, payload):
+    """What follows an AH header, by its next-header number (scapy leaves it raw)."""
+    if self.nh == 58:
+        return icmp6typescls.get(payload[0], ICMPv6Unknown) if payload else Raw
+    return {6: TCP, 17: UDP, 132: SCTP, 43: IPv6ExtHdrRouting, 60: IPv6ExtHdrDestOpt,
+            44: IPv6ExtHdrFragment}.get(self.nh, Raw)
+
+
+AH.guess_payload_class = ah_payload_class
 
 # Key options of each expected-keys file: (variant, config line).
 VARIANTS = [
@@ -333,6 +347,15 @@ def parse_cases():
     c.append(("tcp6", eth() / IPv6(**v6) / TCP(sport=21, dport=22), {}))
     c.append(("icmp6-echo", eth() / IPv6(**v6) / ICMPv6EchoRequest(id=0x77, seq=3), {}))
     c.append(("icmp6-ns", eth() / IPv6(**v6) / ICMPv6ND_NS(tgt="2001:db8::9"), {}))
+    c.append(("icmp6-reply", eth() / IPv6(**v6) / ICMPv6EchoReply(id=0x88, seq=5), {}))
+    # AH: its length counts 4-octet units less 2 (every other extension header: 8-octet
+    # units less 1); ICVs of 12 and 24 bytes, alone and after hop-by-hop
+    c.append(("ip6-ah", eth() / IPv6(**v6) /
+              AH(nh=17, payloadlen=4, spi=7, seq=1, icv=b"\x11" * 12) /
+              UDP(sport=27, dport=28), {}))
+    c.append(("ip6-hbh-ah-reply", eth() / IPv6(**v6) / IPv6ExtHdrHopByHop() /
+              AH(nh=58, payloadlen=7, spi=9, seq=2, icv=b"\x22" * 24) /
+              ICMPv6EchoReply(id=0x99, seq=4), {}))
     c.append(("ip6-ext", eth() / IPv6(**v6) / IPv6ExtHdrHopByHop() /
               IPv6ExtHdrRouting(addresses=["2001:db8::5"]) / IPv6ExtHdrDestOpt() /
               UDP(sport=23, dport=24), {}))
