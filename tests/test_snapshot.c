@@ -340,6 +340,114 @@ static void assert_empty(struct pd_filter *f, const struct pd_filter_params *p,
 	pd_filter_destroy(fresh);
 }
 
+/* The resolved parameters a filter's state depends on (pd_filter.h's fields, less the
+ * planner's inputs target_fpr and expected_n, which act through the others). */
+static int same_state_params(const struct pd_filter_params *a, const struct pd_filter_params *b)
+{
+	return a->memory_bytes == b->memory_bytes && a->seed == b->seed && a->k == b->k &&
+	       a->sbf_max == b->sbf_max && a->sbf_p == b->sbf_p &&
+	       a->rsbf_pstar == b->rsbf_pstar && a->qht_b == b->qht_b && a->qht_f == b->qht_f &&
+	       a->fpbuf_q == b->fpbuf_q && a->window == b->window &&
+	       a->equal_timers == b->equal_timers && a->window_mode == b->window_mode;
+}
+
+/*
+ * Every parameter of every family, through the library: an image loads into a filter
+ * made with other parameters only when the resolved parameters its state depends on
+ * are the same; otherwise it is refused (PD_EMISMATCH) and the filter stays empty. Each
+ * variant changes one parameter (given explicitly, so the planner keeps it) from a
+ * filter with every tunable of its family given.
+ */
+static void test_other_parameters(void **state)
+{
+	uint64_t *k = tu_keys(2000, 500, 21);
+	unsigned tried[PD_FILTER_COUNT] = {0};
+
+	(void)state;
+	for (unsigned t = 0; t < PD_FILTER_COUNT; t++) {
+		struct pd_filter_params base = {.type = (enum pd_filter_type)t,
+						.memory_bytes = 8192, .seed = 5, .target_fpr = 0.05};
+		struct pd_filter *a;
+		uint64_t len;
+		void *img;
+
+		switch (base.type) {
+		case PD_FILTER_SBF:
+			base.k = 3, base.sbf_max = 3, base.sbf_p = 2, base.expected_n = 500;
+			break;
+		case PD_FILTER_RSBF:
+			base.k = 3, base.rsbf_pstar = 0.03;
+			break;
+		case PD_FILTER_BSBF: case PD_FILTER_BSBFSD: case PD_FILTER_RLBSBF:
+			base.k = 3;
+			break;
+		case PD_FILTER_QHT: case PD_FILTER_QHTD: case PD_FILTER_QQHTD:
+		case PD_FILTER_QHTLRU:
+			base.qht_b = 4, base.qht_f = 16, base.expected_n = 500;
+			break;
+		case PD_FILTER_BLOOM:
+			base.k = 3, base.expected_n = 500;
+			break;
+		case PD_FILTER_FPBUFFERING:
+			base.fpbuf_q = 0.01;
+			break;
+		case PD_FILTER_TIMERBF:
+			base.k = 4, base.window = 3000, base.equal_timers = 2, base.expected_n = 500;
+			break;
+		case PD_FILTER_EXACT:
+			base.window = 3000;
+			break;
+		default:
+			break;
+		}
+		a = tu_create(base);
+		pd_filter_burst_u64(a, k, NULL, (uint8_t[2000]){0}, 2000);
+		img = image_of(a, &len);
+		for (unsigned v = 0; v < 13; v++) {
+			struct pd_filter_params q = base;
+			struct pd_filter *b;
+			struct pd_error err;
+			int rc, same;
+
+			switch (v) {
+			case 0: q.memory_bytes *= 2; break;
+			case 1: q.seed++; break;
+			case 2: q.k = q.k ? q.k + 1 : 0; break;
+			case 3: q.sbf_max = q.sbf_max ? 7 : 0; break;
+			case 4: q.sbf_p = q.sbf_p ? q.sbf_p + 1 : 0; break;
+			case 5: q.rsbf_pstar = q.rsbf_pstar != 0 ? 0.05 : 0; break;
+			case 6: q.qht_b = q.qht_b ? 8 : 0; break;
+			case 7: q.qht_f = q.qht_f ? 8 : 0; break;
+			case 8: q.fpbuf_q = q.fpbuf_q != 0 ? 0.02 : 0; break;
+			case 9: q.window = q.window ? 6000 : 0; break;
+			case 10: q.window_mode = q.window ? PD_WINDOW_DELIVERED : PD_WINDOW_SEEN; break;
+			case 11: q.equal_timers = q.equal_timers ? 3 : 0; break;
+			case 12: q.expected_n = q.expected_n ? 5000 : 0; break;
+			}
+			if (memcmp(&q, &base, sizeof(q)) == 0)
+				continue; /* not a parameter of this family */
+			b = pd_filter_create(&q, &err);
+			if (b == NULL)
+				fail_msg("%s variant %u: %s", pd_filter_type_name(base.type), v, err.msg);
+			same = same_state_params(pd_filter_params(a), pd_filter_params(b));
+			rc = pd_filter_load_state(b, img, len, &err);
+			if (same ? rc != 0 : rc != -1 || err.code != PD_EMISMATCH)
+				fail_msg("%s variant %u: load gave %d (%s) with %s parameters",
+					 pd_filter_type_name(base.type), v, rc, rc ? err.msg : "",
+					 same ? "the same resolved" : "other");
+			if (!same)
+				assert_empty(b, &q, k);
+			tried[t] += !same;
+			pd_filter_destroy(b);
+		}
+		/* memory and seed, and one more at least for a family with tunables */
+		assert_true(tried[t] >= (base.type == PD_FILTER_LRU ? 2u : 3u));
+		pd_filter_destroy(a);
+		free(img);
+	}
+	free(k);
+}
+
 /* Write d back with a correct checksum (what a forger, or a fuzzer, could do). */
 static void fix_checksum(uint8_t *d, size_t len)
 {
@@ -596,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_steps_while_running),
 		cmocka_unit_test(test_file_roundtrip),
 		cmocka_unit_test(test_caller_images),
+		cmocka_unit_test(test_other_parameters),
 		cmocka_unit_test(test_damage),
 		cmocka_unit_test(test_variable_images),
 		cmocka_unit_test(test_filter_numbers),
