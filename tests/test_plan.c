@@ -113,10 +113,15 @@ static void test_qht_plan(void **state)
  * other keys, all different (scripts/gap_stream.py's shape: new key t, then key t - D
  * again, a key seen once while t < D). FIFO and LRU rows miss a copy iff b of those keys
  * land in its row, Poisson((2D-1)/rows) >= b: the measured FNR must be within 4 standard
- * errors (and 3% relative, for the binomial approximation) of pd_qht_fnr.
+ * errors (and 3% relative, for the binomial approximation) of pd_qht_fnr. Random
+ * replacement (qht, qhtd) is measured in the second half of the stream, with full rows,
+ * within 8%.
  */
 static void fnr_check(enum pd_filter_type type, unsigned b, unsigned f, double lam)
 {
+	/* random replacement's model leaves out how the keys of one row depend on each
+	 * other: within 8% where b >= 4 (docs/filters.md) */
+	const double rel = type == PD_FILTER_QHT || type == PD_FILTER_QHTD ? 0.08 : 0.03;
 	const uint64_t memory = 64 << 10, lines = memory / 64;
 	const unsigned rpl = type == PD_FILTER_QHTLRU ? 1 : 512 / (b * f);
 	const uint64_t rows = lines * rpl, d = (uint64_t)(lam * rows / 2.0) + 1, n_new = 12 * d;
@@ -126,12 +131,16 @@ static void fnr_check(enum pd_filter_type type, unsigned b, unsigned f, double l
 	const double want = pd_qht_fnr(type, b, (double)(2 * d - 1) / (double)rows);
 	double se;
 
+	/* random replacement's model is of full rows: count once they are (after each row
+	 * took many times b keys) */
+	const uint64_t from = type == PD_FILTER_QHT || type == PD_FILTER_QHTD ? n_new / 2 : d;
+
 	for (uint64_t t = 0; t < n_new; t++) {
 		uint64_t k[2] = {t + 1, t >= d ? t - d + 1 : (1ULL << 62) + t};
 		uint8_t v[2];
 
 		pd_filter_burst_u64(flt, k, NULL, v, 2);
-		if (t >= d) {
+		if (t >= from) {
 			copies++;
 			missed += !v[1];
 		}
@@ -140,7 +149,7 @@ static void fnr_check(enum pd_filter_type type, unsigned b, unsigned f, double l
 	print_message("%s b=%u f=%u lam %.2f: FNR measured %.4f, predicted %.4f\n",
 		      pd_filter_type_name(type), b, f, (double)(2 * d - 1) / rows,
 		      (double)missed / copies, want);
-	assert_true(fabs((double)missed / copies - want) <= 4 * se + 0.03 * want);
+	assert_true(fabs((double)missed / copies - want) <= 4 * se + rel * want);
 	pd_filter_destroy(flt);
 }
 
@@ -153,6 +162,18 @@ static void test_fnr_model(void **state)
 	fnr_check(PD_FILTER_QQHTD, 20, 25, 16.0);
 	fnr_check(PD_FILTER_QHTLRU, 20, 25, 16.0);
 	fnr_check(PD_FILTER_QHTLRU, 8, 23, 5.0);
+	/* random replacement in full rows: qhtd inserts every key; qht the new ones and the
+	 * seen ones it misses (the fixed point); the old factor (1 + 1/b) / 2 for the seen
+	 * keys' share fails at (16, 8), (4, 4) and (8, 16), qhtd's factor 1 at every one */
+	fnr_check(PD_FILTER_QHTD, 4, 16, 1.0);
+	fnr_check(PD_FILTER_QHTD, 8, 16, 4.0);
+	fnr_check(PD_FILTER_QHTD, 16, 16, 8.0);
+	fnr_check(PD_FILTER_QHTD, 8, 16, 16.0);
+	fnr_check(PD_FILTER_QHT, 4, 16, 1.0);
+	fnr_check(PD_FILTER_QHT, 8, 16, 4.0);
+	fnr_check(PD_FILTER_QHT, 16, 16, 8.0);
+	fnr_check(PD_FILTER_QHT, 4, 16, 4.0);
+	fnr_check(PD_FILTER_QHT, 8, 16, 16.0);
 }
 
 /* Misses measured on the gap stream of fnr_check (copies 2D - 1 keys after their

@@ -184,9 +184,15 @@ double pd_qht_fnr(enum pd_filter_type type, unsigned b, double lam)
 {
 	if (type == PD_FILTER_QQHTD || type == PD_FILTER_QHTLRU)
 		return pois_tail(lam, b);
+	double miss = 0.0;
+
 	if (type == PD_FILTER_QHTD)
 		return -expm1(-lam / b);
-	return -expm1(-lam * (1.0 + 1.0 / b) / (2.0 * b));
+	/* qht: the fixed point of miss = 1 - exp(-lam (1 + miss) / (2b)), a contraction
+	 * (slope at most 1/e): 30 steps leave less than 1e-13 */
+	for (int i = 0; i < 30; i++)
+		miss = -expm1(-lam * (1.0 + miss) / (2.0 * b));
+	return miss;
 }
 
 /* Half the buckets of the densest packed shape meeting the target with qqhtd's FPR (the
