@@ -348,6 +348,7 @@ int rio_in_open(const char *path, struct rio_in_info *info)
 	FILE *s;
 	uint32_t magic;
 
+	memset(&I, 0, sizeof(I)); /* a reader anew (rio_in_close freed what it held) */
 	I.fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (I.fd < 0) {
 		PD_LOG(ERR, "--pcap-in %s: %s\n", path, strerror(errno));
@@ -546,9 +547,13 @@ void rio_in_close(void)
 		pcap_close(I.in); /* closes the stream, and so the input (in_close) */
 	else if (I.fd >= 0 && I.fd != STDIN_FILENO)
 		close(I.fd); /* opened, but refused before libpcap took it */
+	I.in = NULL;
+	I.fd = -1;
 	free(I.blk.p);
 	free(I.q.p);
 	free(I.pre.p);
-	memset(&I, 0, sizeof(I)); /* as before rio_in_open */
-	I.fd = -1;
+	memset(&I.blk, 0, sizeof(I.blk));
+	memset(&I.q, 0, sizeof(I.q));
+	memset(&I.pre, 0, sizeof(I.pre));
+	/* the counters (offset, size, blocks left out) stay for the summary */
 }
