@@ -353,6 +353,28 @@ static void lru_model(double q, uint64_t memory, unsigned chunk, bool far)
  * (expiry > t) and, with k' > 1, at least k' of them hold the same expiry. Then (seen:
  * always; delivered: when DISTINCT) its k timers become t + W + 1.
  */
+/* The model's verdict for a key at time t (its k positions into pos): every timer live
+ * (expiry > t) and, with k' > 1, at least k' of them holding one expiry. */
+static uint8_t timerbf_verdict(const uint64_t *timer, uint64_t m, uint64_t key, uint64_t seed,
+			       unsigned K, unsigned kprime, uint64_t t, uint64_t *pos)
+{
+	const uint64_t h1 = key_hash(key, seed), h2 = pd_hash2(h1);
+	unsigned live = 0, most = 0;
+
+	for (unsigned j = 0; j < K; j++) {
+		pos[j] = pd_range(h1 + j * h2, m);
+		live += timer[pos[j]] > t;
+	}
+	for (unsigned a = 0; a < K; a++) { /* the most timers with one expiry */
+		unsigned same = 0;
+
+		for (unsigned c = 0; c < K; c++)
+			same += timer[pos[c]] == timer[pos[a]];
+		most = same > most ? same : most;
+	}
+	return live == K && (kprime <= 1 || most >= kprime);
+}
+
 static void timerbf_model(enum pd_window_mode mode, unsigned kprime, uint64_t memory,
 			  unsigned K, uint64_t W, unsigned chunk, bool far)
 {
@@ -368,23 +390,10 @@ static void timerbf_model(enum pd_window_mode mode, unsigned kprime, uint64_t me
 	assert_non_null(timer);
 	run_chunks(f, k, v, n, chunk, far);
 	for (size_t i = 0; i < n; i++) {
-		const uint64_t t = i + 1, h1 = key_hash(k[i], seed), h2 = pd_hash2(h1);
+		const uint64_t t = i + 1;
 		uint64_t pos[PD_MAX_HASHES];
-		unsigned live = 0, most = 0;
-		uint8_t want;
+		const uint8_t want = timerbf_verdict(timer, m, k[i], seed, K, kprime, t, pos);
 
-		for (unsigned j = 0; j < K; j++) {
-			pos[j] = pd_range(h1 + j * h2, m);
-			live += timer[pos[j]] > t;
-		}
-		for (unsigned a = 0; a < K; a++) { /* the most timers with one expiry */
-			unsigned same = 0;
-
-			for (unsigned c = 0; c < K; c++)
-				same += timer[pos[c]] == timer[pos[a]];
-			most = same > most ? same : most;
-		}
-		want = live == K && (kprime <= 1 || most >= kprime);
 		if (v[i] != want)
 			fail_msg("timerbf %s k' %u memory %llu k %u W %llu chunk %u far %d: key %zu: "
 				 "filter %d, model %d", mode == PD_WINDOW_SEEN ? "seen" : "delivered",
@@ -457,9 +466,8 @@ static void timerbf_time_model(enum pd_window_mode mode, unsigned kprime, unsign
 	for (size_t i = 0; i < n; i += chunk)
 		pd_filter_burst_u64(f, k + i, ts + i, v + i, n - i < chunk ? n - i : chunk);
 	for (size_t i = 0; i < n; i++) {
-		const uint64_t t = ts[i], h1 = key_hash(k[i], seed), h2 = pd_hash2(h1);
+		const uint64_t t = ts[i];
 		uint64_t pos[PD_MAX_HASHES];
-		unsigned live = 0, most = 0;
 		uint8_t want;
 
 		if (i == 0 || (t < N && N - t > (1ULL << 29))) {
@@ -476,18 +484,7 @@ static void timerbf_time_model(enum pd_window_mode mode, unsigned kprime, unsign
 			big += t - N >= (1ULL << 29);
 			N = t;
 		}
-		for (unsigned j = 0; j < K; j++) {
-			pos[j] = pd_range(h1 + j * h2, m);
-			live += timer[pos[j]] > t;
-		}
-		for (unsigned a = 0; a < K; a++) {
-			unsigned same = 0;
-
-			for (unsigned c = 0; c < K; c++)
-				same += timer[pos[c]] == timer[pos[a]];
-			most = same > most ? same : most;
-		}
-		want = live == K && (kprime <= 1 || most >= kprime);
+		want = timerbf_verdict(timer, m, k[i], seed, K, kprime, t, pos);
 		if (v[i] != want)
 			fail_msg("timerbf over time, %s k' %u chunk %u: key %zu at %llu (newest "
 				 "%llu): filter %d, model %d",

@@ -26,11 +26,11 @@ static inline int cli_link_from_dlt(int dlt, enum pd_key_link *link)
 }
 
 /*
- * The LINKTYPE_ value a file format records (pcapng's interface block) for libpcap's DLT_
- * value: the same number but where DLT_ values differ between platforms, which the file
- * formats give numbers of their own (tcpdump.org's link-layer header types; libpcap
- * maps them the same way when it writes a pcap file). DLT_RAW, 12 on Linux, is
- * LINKTYPE_RAW 101.
+ * The LINKTYPE_ value a capture file records (pcapng's interface block) for libpcap's
+ * DLT_ value: the same number, except for the few DLT_ values that differ between
+ * platforms, which the file formats number apart (tcpdump.org's list of link-layer
+ * header types; libpcap maps them so when it writes a pcap file). DLT_RAW, 12 on Linux,
+ * is LINKTYPE_RAW 101.
  */
 static inline int cli_linktype_of_dlt(int dlt)
 {
