@@ -186,7 +186,11 @@ base=$(peak 0)
 big=$(peak 400)
 [ "$(capinfos -c -M meta-out.pcapng | awk '/Number of packets/ {print $NF}')" = 2 ] ||
 	fail "custom blocks: not both packets written"
-[ $((big - base)) -lt $((260 * 1024)) ] ||
+# under AddressSanitizer a realloc copies and freed blocks wait in quarantine: a looser
+# bound, still well below the three copies of the 400 MiB the reader used to hold
+limit=260
+ldd "$bin" | grep -q libasan && limit=700
+[ $((big - base)) -lt $((limit * 1024)) ] ||
 	fail "custom blocks: peak memory $big KiB against $base KiB for a plain stream"
 grep -q "non-packet pcapng blocks (.* bytes) left out of the outputs" meta.err ||
 	{ cat meta.err >&2; fail "custom blocks: no warning"; }
