@@ -75,7 +75,33 @@ for args in "--pcap-out /dev/stdout --stats-json -" "--pcap-out - --dup-out /dev
 done
 "$bin" --pcap-in cap.pcap --pcap-out /dev/null --dup-out /dev/null >/dev/null 2>err.txt ||
 	{ cat err.txt >&2; fail "--pcap-out /dev/null --dup-out /dev/null: status $?"; }
-echo "ok: dangling links and chains of them, and one pipe named twice, refused (status 2)"
+# a socket is two directions: read from it and written back to it (socket activation,
+# socat) is not one stream named twice; the output is the file a plain run writes
+"$bin" --pcap-in cap.pcap --pcap-out plain.pcap >/dev/null 2>&1
+python3 - "$bin" cap.pcap plain.pcap <<'PY' || fail "--pcap-in - --pcap-out - on one socket"
+import socket, subprocess, sys, threading
+a, b = socket.socketpair()
+p = subprocess.Popen([sys.argv[1], "--pcap-in", "-", "--pcap-out", "-", "--quiet"],
+                     stdin=b, stdout=b, stderr=subprocess.PIPE)
+b.close()
+out = []
+def read():
+    while True:
+        x = a.recv(65536)
+        if not x:
+            return
+        out.append(x)
+t = threading.Thread(target=read)
+t.start()
+a.sendall(open(sys.argv[2], "rb").read())
+a.shutdown(socket.SHUT_WR)
+rc = p.wait()
+t.join()
+assert rc == 0, (rc, p.stderr.read())
+assert b"".join(out) == open(sys.argv[3], "rb").read()
+PY
+echo "ok: dangling links and chains of them, and one pipe named twice, refused (status 2);" \
+	"one socket read and written back, allowed"
 
 # a file name that is not UTF-8 (issue 38 N8): the JSON stays valid UTF-8
 cp cap.pcap $'x\xff.pcap'

@@ -8,7 +8,8 @@
  *    a terminal; for a file not yet made, the path it resolves to), so neither another
  *    spelling (./cap.pcap), a hard link, a symlink (dangling or not), /dev/stdout nor a
  *    redirection of standard input or output lets one overwrite another or two share
- *    one pipe (/dev/null, which loses nothing when shared, is the exception);
+ *    one pipe (/dev/null, which loses nothing when shared, is the exception; a socket
+ *    or terminal may be the input and an output, its two directions);
  *  - the files written at the end can be written, so that a long run does not lose its
  *    state to a typo.
  */
@@ -27,6 +28,7 @@ struct file_id {
 	int known;     /* 0: nothing to compare (a terminal, a pipe, nothing given) */
 	int exists;
 	int stream;    /* a pipe, socket or terminal: two writers would interleave */
+	int duplex;    /* a socket or terminal: it may be read and written at once */
 	dev_t dev;
 	ino_t ino;
 	char path[2 * PATH_MAX]; /* a file not yet made: its directory resolved, then its name */
@@ -91,7 +93,8 @@ static void id_of_stat(struct file_id *id, const struct stat *st)
 	if (S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3))
 		return;
 	id->known = id->exists = 1;
-	id->stream = S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) || S_ISCHR(st->st_mode);
+	id->duplex = S_ISSOCK(st->st_mode) || S_ISCHR(st->st_mode);
+	id->stream = id->duplex || S_ISFIFO(st->st_mode);
 	id->dev = st->st_dev;
 	id->ino = st->st_ino;
 }
@@ -151,6 +154,10 @@ int pd_app_check_distinct(const struct pd_app_config *c)
 					  strcmp(f[i].path, "-") == 0 && strcmp(f[j].path, "-") == 0;
 
 			if (f[j].path == NULL || (!both_stdout && !same(&id[i], &id[j])))
+				continue;
+			/* the input read from a socket or terminal the output goes back to
+			 * (socket activation, socat): two directions, nothing shared */
+			if (!both_stdout && id[i].duplex && (!f[i].output || !f[j].output))
 				continue;
 			PD_LOG(ERR, "%s %s: the same %s as %s %s%s; %s\n", f[j].opt, f[j].path,
 				id[i].stream ? "stream" : "file", f[i].opt, f[i].path,
