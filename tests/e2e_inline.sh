@@ -3,6 +3,7 @@
 # written by net_pcap's tx_pcap, against the fixture generator's expectations:
 #  - drop, exact filter, packet keys: the frames out are the input's non-duplicates, in
 #    input order;
+#  - mark: every frame out in order, exactly the duplicates marked (as replay marks them);
 #  - count: every frame out, in input order (bursts sent whole as received, when every
 #    packet goes on, interleave with packets buffered one by one), and the duplicate and
 #    unique counts are the generator's;
@@ -47,6 +48,16 @@ $tool frames "$tmp/drop.pcap" >"$tmp/got.txt"
 diff -q "$tmp/want.txt" "$tmp/got.txt" >/dev/null ||
 	{ echo "FAIL: drop: not the input's non-duplicates in order ($(wc -l <"$tmp/got.txt") of $(wc -l <"$tmp/want.txt"))" >&2; exit 1; }
 echo "ok: drop: $(wc -l <"$tmp/got.txt") of $n frames out, the non-duplicates in order"
+
+# mark: every frame out in order, exactly the duplicates with DSCP 10 and a valid
+# checksum, at the IP header the key parse found (carried in the mbuf to the action)
+run "$in" "$tmp/mark.pcap" "$tmp/mark.json" --filter exact --key packet --action mark \
+	--mark-dscp 10
+$tool expect-mark "$in" "$exp" packet 10 >"$tmp/want.txt"
+$tool frames "$tmp/mark.pcap" >"$tmp/got.txt"
+diff -q "$tmp/want.txt" "$tmp/got.txt" >/dev/null ||
+	{ echo "FAIL: mark: not the input with exactly its duplicates marked" >&2; exit 1; }
+echo "ok: mark: all $n frames out in order, $(json "$tmp/mark.json" marked) duplicates marked"
 
 run "$in" "$tmp/count.pcap" "$tmp/count.json" --filter exact --key packet --action count
 $tool frames "$in" >"$tmp/want.txt"

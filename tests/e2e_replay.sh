@@ -207,10 +207,46 @@ PY
 )
 got="$(json "$tmp/raw.json" rx) $(json "$tmp/raw.json" duplicate) $(json "$tmp/raw.json" unparseable)"
 [ "$got" = "$want" ] || fail "raw: rx duplicate unparseable $got, want $want"
-rc=0
-"$bin" --pcap-in "$tmp/sll.pcap" --pcap-out "$tmp/m.pcap" --action mark >/dev/null \
-	2>"$tmp/mark.err" || rc=$?
-[ "$rc" -eq 1 ] && grep -q "rewrites Ethernet frames" "$tmp/mark.err" ||
-	fail "--action mark on SLL: status $rc, $(cat "$tmp/mark.err")"
-echo "ok: SLL and SLL2 replays keep the Ethernet replay's frames, in their link type;" \
-	"raw IP keys its $(wc -l <"$tmp/raw.idx") IP frames; --action mark refused there"
+# --action mark on every link type: the SLL and SLL2 runs write the Ethernet run's frames
+# byte for byte behind their own link headers, marks included; the raw-IP run marks
+# exactly its copies, each changed only in its DSCP (46) and IPv4 checksum
+mark=(--action mark --mark-dscp 46 --filter exact --key packet)
+"$bin" --pcap-in "$in" --pcap-out "$tmp/eth-m.pcap" "${mark[@]}" \
+	--stats-json "$tmp/eth-m.json" >/dev/null 2>&1 || fail "Ethernet mark"
+for l in sll sll2 raw; do
+	"$bin" --pcap-in "$tmp/$l.pcap" --pcap-out "$tmp/$l-m.pcap" "${mark[@]}" \
+		--stats-json "$tmp/$l-m.json" >/dev/null 2>"$tmp/$l-m.err" ||
+		{ cat "$tmp/$l-m.err" >&2; fail "--action mark on $l"; }
+done
+[ "$(json "$tmp/sll-m.json" marked)" -eq "$(json "$tmp/eth-m.json" marked)" ] &&
+	[ "$(json "$tmp/eth-m.json" marked)" -gt 100 ] || fail "SLL: marked count"
+/usr/bin/python3 - "$tmp" <<'PY' || fail "--action mark on SLL, SLL2 and raw IP"
+import json, struct, sys
+from scapy.all import RawPcapReader
+d = sys.argv[1]
+rec = lambda n: [b for b, _ in RawPcapReader("%s/%s" % (d, n))]
+eth = rec("eth-m.pcap")
+for name, hdr in (("sll", 16), ("sll2", 20)):
+    got = rec(name + "-m.pcap")
+    assert [g[hdr:] for g in got] == [e[14:] for e in eth], name
+raw_in, raw_out = rec("raw.pcap"), rec("raw-m.pcap")
+t = json.load(open(d + "/raw-m.json"))["total"]
+assert len(raw_in) == len(raw_out) and t["marked"] == t["duplicate"] > 50, t
+changed = 0
+for a, b in zip(raw_in, raw_out):
+    if a == b:
+        continue
+    changed += 1
+    if b[0] >> 4 == 4:
+        assert b[1] >> 2 == 46 and b[1] & 3 == a[1] & 3
+        ihl = (b[0] & 15) * 4
+        s = sum(struct.unpack("!%dH" % (ihl // 2), b[:ihl]))
+        while s >> 16:
+            s = (s & 0xffff) + (s >> 16)
+        assert s == 0xffff and a[2:10] == b[2:10] and a[12:] == b[12:]
+    else:
+        assert ((b[0] & 15) << 2 | b[1] >> 6) == 46 and a[2:] == b[2:]
+assert changed == t["marked"], (changed, t)
+PY
+echo "ok: SLL and SLL2 replays keep (and mark) the Ethernet replay's frames, in their link type;" \
+	"raw IP keys its $(wc -l <"$tmp/raw.idx") IP frames and marks exactly its copies"

@@ -13,6 +13,7 @@
 #include <pktdedup/pd_key.h>
 
 #include "key_private.h"
+#include "../app/pktdedup/mark.h"
 #include "testutil.h"
 
 #ifndef PD_PCAP_DIR
@@ -129,15 +130,22 @@ static enum pd_key_reason extract(const struct pd_key_config *c, const uint8_t *
 	size_t cap = PD_KEY_BUF_LEN(len), glen = (size_t)-1;
 	uint8_t *g = malloc(cap);
 	enum pd_key_reason r, rg;
+	struct pd_key_ip ip, gip;
 
 	*key = malloc(cap);
 	assert_non_null(*key);
 	assert_non_null(g);
-	r = pd_key_extract(c, f, len, *key, cap, klen);
-	rg = pd_key_extract_general(c, f, len, g, cap, &glen);
+	r = pd_key_extract_ip(c, f, len, *key, cap, klen, &ip);
+	rg = pd_key_extract_general_ip(c, f, len, g, cap, &glen, &gip);
 	if (r != rg)
 		fail_msg("%s key of a %zu-byte frame: %s, general parse %s", pd_key_mode_name(c->mode),
 			 len, pd_key_reason_name(r), pd_key_reason_name(rg));
+	/* where the IP header is: the same by both parses, and one that says its version */
+	assert_int_equal(ip.version, gip.version);
+	if (ip.version != 0) {
+		assert_int_equal(ip.offset, gip.offset);
+		assert_true(ip.offset + 20 <= len && f[ip.offset] >> 4 == ip.version);
+	}
 	if (r == PD_KEY_OK) {
 		assert_int_equal(*klen, glen);
 		assert_memory_equal(*key, g, glen);
@@ -387,8 +395,12 @@ static uint16_t rfc1071(const uint8_t *p, size_t n)
 	return (uint16_t)~sum;
 }
 
-/* Marking: DSCP set, ECN kept, IPv4 checksum valid again, nothing else changed. */
-static void test_set_dscp(void **state)
+/*
+ * Marking (app/pktdedup/mark.c) at the IP header the key parse found: DSCP set, ECN
+ * kept, IPv4 checksum valid again, nothing else changed; the header's offset counted
+ * here from the Ethernet header and its tags.
+ */
+static void test_mark(void **state)
 {
 	struct frames fr = read_pcap(PD_PCAP_DIR "/keys.pcap");
 	struct pd_key_config c;
@@ -401,9 +413,12 @@ static void test_set_dscp(void **state)
 		size_t klen, l3;
 		enum pd_key_reason r = extract(&c, fr.p[i], fr.len[i], &key, &klen);
 		int rc, version = r == PD_KEY_OK ? key[0] : 0;
+		struct pd_key_ip ip;
 
+		(void)pd_key_extract_ip(&c, fr.p[i], fr.len[i], key, PD_KEY_BUF_LEN(fr.len[i]),
+					&klen, &ip);
 		memcpy(copy, fr.p[i], fr.len[i]);
-		rc = pd_frame_set_dscp(copy, fr.len[i], 46);
+		rc = pd_mark_dscp(copy, fr.len[i], ip, 46);
 		/* marked exactly when the frame has a well-formed IP header */
 		assert_int_equal(rc == 0, r == PD_KEY_OK);
 		free(key);
@@ -416,6 +431,8 @@ static void test_set_dscp(void **state)
 		for (l3 = 12; copy[l3] == 0x81 || copy[l3] == 0x88 || copy[l3] == 0x91; l3 += 4)
 			;
 		l3 += 2;
+		assert_int_equal(ip.offset, l3);
+		assert_int_equal(ip.version, version);
 		if (version == 4) {
 			size_t ihl = (copy[l3] & 15) * 4u;
 
@@ -438,7 +455,10 @@ static void test_set_dscp(void **state)
 		free(copy);
 	}
 	assert_true(marked >= 25);
-	assert_int_equal(pd_frame_set_dscp(fr.p[0], fr.len[0], 64), -1);
+	assert_int_equal(pd_mark_dscp(fr.p[0], fr.len[0], (struct pd_key_ip){14, 4}, 64), -1);
+	/* a header that would end past the frame is left alone */
+	assert_int_equal(pd_mark_dscp(fr.p[0], 30, (struct pd_key_ip){14, 4}, 8), -1);
+	assert_int_equal(pd_mark_dscp(fr.p[0], 50, (struct pd_key_ip){14, 6}, 8), -1);
 	free_frames(&fr);
 }
 
@@ -449,7 +469,7 @@ int main(void)
 		cmocka_unit_test(test_mirror_copies),
 		cmocka_unit_test(test_every_prefix_and_corruption),
 		cmocka_unit_test(test_buffer_and_names),
-		cmocka_unit_test(test_set_dscp),
+		cmocka_unit_test(test_mark),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -310,9 +310,10 @@ int pd_worker_main(void *arg);
 /* A TX buffer's error callback (userdata: its struct pd_tx_retry): sends the rest in up
  * to PD_APP_TX_RETRIES - 1 more tries, then frees and counts what is left. */
 void pd_worker_tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *userdata);
-/* The key of a frame's bytes into buf (cap bytes): 0, or -1 with the reason counted. */
+/* The key of a frame's bytes into buf (cap bytes), and where its IP header is (for a
+ * mark): 0, or -1 with the reason counted. */
 int pd_key_of_bytes(struct pd_worker *w, const uint8_t *p, uint32_t len, uint8_t *buf,
-		    size_t cap, size_t *klen);
+		    size_t cap, size_t *klen, struct pd_key_ip *ip);
 /* One filter burst over hashes (times when the filter needs them; delays counted). */
 void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		   unsigned n);

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "../common/link.h"
+#include "mark.h"
 #include "pktdedup.h"
 #include "replay_io.h"
 
@@ -58,6 +59,8 @@ struct frame {
 	uint32_t len;     /* the record's original length */
 	uint8_t keyed;
 	uint8_t dup;
+	uint8_t ipver;    /* the IP header the key parse found (a mark): version, 0 none */
+	uint32_t l3;      /* and its offset */
 	uint8_t bypass;   /* outside --bpf: written as it came, never keyed */
 	/* pcapng input: the packet block's fields, its options and the blocks before it,
 	 * both in the arena */
@@ -110,12 +113,6 @@ int pd_replay_open(void)
 	if (cli_link_from_dlt(R.info.linktype, &pd_app.cfg.key.link) != 0) {
 		PD_LOG(ERR, "--pcap-in %s: link type %s; the keys take "
 			CLI_LINK_TYPES "\n", c->pcap_in,
-			pcap_datalink_val_to_name(R.info.linktype));
-		return -1;
-	}
-	if (pd_app.cfg.key.link != PD_LINK_ETHERNET && pd_app.cfg.action == PD_ACTION_MARK) {
-		PD_LOG(ERR, "--pcap-in %s: --action mark rewrites Ethernet frames; "
-			"this capture is %s\n", c->pcap_in,
 			pcap_datalink_val_to_name(R.info.linktype));
 		return -1;
 	}
@@ -266,6 +263,7 @@ static void key_batch(struct pd_worker *w, unsigned step)
 	for (unsigned i = w->idx; i < R.n; i += step) {
 		struct frame *f = &R.f[i];
 		size_t need = PD_KEY_BUF_LEN(f->caplen), klen;
+		struct pd_key_ip ip;
 
 		if (f->bypass)
 			continue;
@@ -281,8 +279,10 @@ static void key_batch(struct pd_worker *w, unsigned step)
 			w->replay_keycap = need;
 		}
 		if (pd_key_of_bytes(w, R.arena + f->off, f->caplen, w->replay_key,
-				    w->replay_keycap, &klen) != 0)
+				    w->replay_keycap, &klen, &ip) != 0)
 			continue;
+		f->l3 = ip.offset;
+		f->ipver = ip.version;
 		f->hash = pd_filter_hash(w->filter, w->replay_key, klen);
 		f->keyed = 1;
 		if (prefetch)
@@ -374,7 +374,8 @@ static void write_batch(struct pd_worker *w)
 				continue;
 			}
 			if (c->action == PD_ACTION_MARK) {
-				if (pd_frame_set_dscp(R.arena + f->off, f->caplen, c->mark_dscp) == 0)
+				if (pd_mark_dscp(R.arena + f->off, f->caplen,
+						 (struct pd_key_ip){f->l3, f->ipver}, c->mark_dscp) == 0)
 					w->c.marked++;
 				else
 					w->c.unmarkable++;

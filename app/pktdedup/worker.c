@@ -25,6 +25,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
+#include "mark.h"
 #include "pktdedup.h"
 
 static inline uint64_t *hash_field(const struct pd_worker *w, struct rte_mbuf *m)
@@ -170,9 +171,9 @@ static inline const uint8_t *frame_bytes(struct pd_worker *w, struct rte_mbuf *m
 /* Key of a frame's bytes into buf (cap bytes), its length in *klen; 0 when it has a
  * key. Unparseable frames are counted. */
 int pd_key_of_bytes(struct pd_worker *w, const uint8_t *p, uint32_t len, uint8_t *buf,
-		    size_t cap, size_t *klen)
+		    size_t cap, size_t *klen, struct pd_key_ip *ip)
 {
-	enum pd_key_reason r = pd_key_extract(&w->app->cfg.key, p, len, buf, cap, klen);
+	enum pd_key_reason r = pd_key_extract_ip(&w->app->cfg.key, p, len, buf, cap, klen, ip);
 
 	if (r != PD_KEY_OK) {
 		w->c.reasons[r]++;
@@ -183,17 +184,35 @@ int pd_key_of_bytes(struct pd_worker *w, const uint8_t *p, uint32_t len, uint8_t
 }
 
 /* Key of one packet into buf, its length in *klen; 0 when it has a key. Unparseable
- * frames are counted. */
+ * frames are counted. Where the parse found the IP header rides in the mbuf's own
+ * fields for a mark, wherever the packet is acted on (a dispatched one too): l2_len,
+ * 7 bits, the header's offset (46 at most: Ethernet and 8 VLAN tags), and packet_type's
+ * L3 type its version. Nothing here sets a TX offload flag, the only reader of l2_len. */
 static inline int key_of(struct pd_worker *w, struct rte_mbuf *m, uint8_t *buf, size_t *klen)
 {
 	const uint8_t *p = frame_bytes(w, m);
+	struct pd_key_ip ip;
+	int rc;
 
 	if (p == NULL) {
 		w->c.oversize++;
 		w->c.unparseable++;
 		return -1;
 	}
-	return pd_key_of_bytes(w, p, m->pkt_len, buf, PD_APP_KEYBUF_LEN, klen);
+	rc = pd_key_of_bytes(w, p, m->pkt_len, buf, PD_APP_KEYBUF_LEN, klen, &ip);
+	m->l2_len = ip.offset < 128 ? ip.offset : 0;
+	m->packet_type = ip.offset >= 128 ? 0 : ip.version == 4 ? RTE_PTYPE_L3_IPV4_EXT_UNKNOWN :
+			 ip.version == 6 ? RTE_PTYPE_L3_IPV6_EXT_UNKNOWN : 0;
+	return rc;
+}
+
+/* The IP header key_of found (version 0: none). */
+static inline struct pd_key_ip ip_of(const struct rte_mbuf *m)
+{
+	const uint32_t l3 = m->packet_type & RTE_PTYPE_L3_MASK;
+
+	return (struct pd_key_ip){m->l2_len, l3 == RTE_PTYPE_L3_IPV4_EXT_UNKNOWN ? 4 :
+					     l3 == RTE_PTYPE_L3_IPV6_EXT_UNKNOWN ? 6 : 0};
 }
 
 /*
@@ -260,8 +279,8 @@ static inline void act_duplicate(struct pd_worker *w, struct rte_mbuf *m)
 		return;
 	case PD_ACTION_MARK:
 		/* the headers are in the first segment for any frame a NIC or vdev delivers */
-		if (pd_frame_set_dscp(rte_pktmbuf_mtod(m, uint8_t *), m->data_len,
-				      c->mark_dscp) == 0)
+		if (pd_mark_dscp(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, ip_of(m),
+				 c->mark_dscp) == 0)
 			w->c.marked++;
 		else
 			w->c.unmarkable++;

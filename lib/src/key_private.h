@@ -10,5 +10,9 @@
 __attribute__((visibility("hidden"))) enum pd_key_reason
 pd_key_extract_general(const struct pd_key_config *c, const uint8_t *frame, size_t len,
 		       uint8_t *key, size_t cap, size_t *key_len);
+/* The same with where the IP header is (pd_key_extract_ip). */
+__attribute__((visibility("hidden"))) enum pd_key_reason
+pd_key_extract_general_ip(const struct pd_key_config *c, const uint8_t *frame, size_t len,
+			  uint8_t *key, size_t cap, size_t *key_len, struct pd_key_ip *ip);
 
 #endif

@@ -5,7 +5,8 @@
  * the input's size and the key buffer is exactly PD_KEY_BUF_LEN(len) bytes, so ASan
  * reports any read or write one byte out. Flow and packet keys are also extracted by the
  * general parse alone (pd_key_extract_general), which must give the same reason and key
- * as the fast paths for common frames. Built and run by scripts/fuzz.sh.
+ * as the fast paths for common frames, and the same IP header for a mark. Built and run
+ * by scripts/fuzz.sh.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t sel, *key;
 	size_t len, klen = 0, cap;
 	enum pd_key_reason r;
+	struct pd_key_ip ip;
 
 	if (size < 2)
 		return 0;
@@ -50,8 +52,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	key = malloc(cap);
 	if (key == NULL)
 		return 0;
-	r = pd_key_extract(&c, data + 2, len, key, cap, &klen);
+	r = pd_key_extract_ip(&c, data + 2, len, key, cap, &klen, &ip);
 	if ((unsigned)r >= PD_KEY_REASON_COUNT)
+		abort();
+	/* where the IP header is: inside the frame, and its version nibble says so */
+	if (ip.version != 0 && (ip.offset + 20 > len || data[2 + ip.offset] >> 4 != ip.version))
 		abort();
 	if (r == PD_KEY_OK) {
 		if (klen > cap)
@@ -66,13 +71,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c.mode == PD_KEY_FLOW || c.mode == PD_KEY_PACKET) {
 		uint8_t *g = malloc(cap);
 		size_t glen = 0;
+		struct pd_key_ip gip;
 
 		if (g == NULL) {
 			free(key);
 			return 0;
 		}
-		if (pd_key_extract_general(&c, data + 2, len, g, cap, &glen) != r ||
-		    (r == PD_KEY_OK && (glen != klen || memcmp(g, key, klen) != 0)))
+		if (pd_key_extract_general_ip(&c, data + 2, len, g, cap, &glen, &gip) != r ||
+		    (r == PD_KEY_OK && (glen != klen || memcmp(g, key, klen) != 0)) ||
+		    gip.version != ip.version || (ip.version != 0 && gip.offset != ip.offset))
 			abort(); /* the fast path and the general parse disagree */
 		free(g);
 	}

@@ -191,16 +191,21 @@ PD_API
 enum pd_key_reason pd_key_extract(const struct pd_key_config *c, const uint8_t *frame,
 				  size_t len, uint8_t *key, size_t cap, size_t *key_len);
 
+/** Where the parse found the IP header: what an action on the packet (a mark) needs. */
+struct pd_key_ip {
+	uint32_t offset;  /**< of the IP header from the frame's start */
+	uint8_t version;  /**< 4 or 6; 0 when the frame has no well-formed IP header */
+};
+
 /**
- * Set the DSCP of an Ethernet IP frame (the 6 high bits of the IPv4 TOS byte or of the IPv6
- * traffic class; ECN bits kept) and fix the IPv4 header checksum. Used to mark
- * duplicates. Parses like pd_key_extract() and never touches bytes at or past @p len.
- *
- * @return 0 when marked; -1 when the frame is not a well-formed IPv4/IPv6 frame (or
- *         @p dscp > 63), in which case it is not modified.
+ * pd_key_extract(), and where the IP header is, as the parse found it (for every result:
+ * a frame without a key may still have one, and one with a key may have none, such as
+ * an ARP frame keyed from L2). Costs two stores on top of pd_key_extract().
  */
 PD_API
-int pd_frame_set_dscp(uint8_t *frame, size_t len, unsigned dscp);
+enum pd_key_reason pd_key_extract_ip(const struct pd_key_config *c, const uint8_t *frame,
+				     size_t len, uint8_t *key, size_t cap, size_t *key_len,
+				     struct pd_key_ip *ip);
 
 /** "flow", "srcip", "click", "packet"; NULL for an invalid value. */
 PD_API
