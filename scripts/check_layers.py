@@ -5,10 +5,10 @@
 
 A file calls another when it names a function or a global the other defines and does
 not declare static (C has no modules: the call graph between files is the only layering
-there is). Each circle is printed with one call of each step, as FILE: NAME (from FILE),
-and the exit status is 1; with none, 0 and a line saying how many files and calls were
-read. Comments and string literals are left out of the scan; a function-like macro
-counts as a definition of its file.
+there is); a struct, enum or union tag of the same name is not a use, nor is anything
+in a comment or a string literal. Each circle is printed with one call of each step
+between its files ("A -> B: name") and the exit status is 1; with none, a line saying
+how many files and calls were read, and 0. Macros are not followed.
 """
 import os
 import re
@@ -61,6 +61,7 @@ def main():
             owner.setdefault(m.group(1), f)
     calls = {f: {} for f in files}
     for f, text in src.items():
+        text = re.sub(r"\b(?:struct|enum|union)\s+[A-Za-z_]\w*", " ", text)  # tags, not calls
         for name in set(IDENT.findall(text)):
             g = owner.get(name)
             if g is not None and g != f:
