@@ -6,7 +6,7 @@
 A file calls another when it names a function or a global the other defines and does
 not declare static (C has no modules: the call graph between files is the only layering
 there is); a struct, enum or union tag of the same name is not a use, nor is anything
-in a comment or a string literal. Each circle is printed with one call of each step
+in a comment, a string literal or a preprocessor line. Each circle is printed with one call of each step
 between its files ("A -> B: name") and the exit status is 1; with none, a line saying
 how many files and calls were read, and 0. Macros are not followed.
 """
@@ -27,6 +27,7 @@ def strip(text):
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     text = re.sub(r"//[^\n]*", " ", text)
     text = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', text)
+    text = re.sub(r"^[ \t]*#.*$", " ", text, flags=re.M)  # #include <a/pd_plan.h> is no call
     return re.sub(r"'(?:\\.|[^'\\\n])*'", "''", text)
 
 

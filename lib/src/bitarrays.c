@@ -288,7 +288,7 @@ struct pd_filter *pd_bitarrays_create(const struct pd_filter_params *p, struct p
 	struct ba *b = calloc(1, sizeof(*b));
 
 	if (b == NULL) {
-		pd_err(err, PD_ENOMEM, "%s: out of memory", pd_filter_type_name(p->type));
+		pd_err(err, PD_ENOMEM, "out of memory");
 		return NULL;
 	}
 	b->base.ops = &ba_ops;
@@ -300,8 +300,7 @@ struct pd_filter *pd_bitarrays_create(const struct pd_filter_params *p, struct p
 	b->bits = pd_alloc_zero(b->k * b->swords * sizeof(uint64_t));
 	if (b->bits == NULL) {
 		free(b);
-		pd_err(err, PD_ENOMEM, "%s: cannot allocate %llu bytes",
-		       pd_filter_type_name(p->type), (unsigned long long)p->memory_bytes);
+		pd_err(err, PD_ENOMEM, "cannot allocate %llu bytes", (unsigned long long)p->memory_bytes);
 		return NULL;
 	}
 	b->base.memory_bits = b->s * b->k;

@@ -105,7 +105,7 @@ struct pd_filter *pd_bloom_create(const struct pd_filter_params *p, struct pd_er
 	struct bloom *b = calloc(1, sizeof(*b));
 
 	if (b == NULL) {
-		pd_err(err, PD_ENOMEM, "bloom: out of memory");
+		pd_err(err, PD_ENOMEM, "out of memory");
 		return NULL;
 	}
 	b->base.ops = &bloom_ops;
@@ -114,7 +114,7 @@ struct pd_filter *pd_bloom_create(const struct pd_filter_params *p, struct pd_er
 	b->bits = pd_alloc_zero(b->m / 8);
 	if (b->bits == NULL) {
 		free(b);
-		pd_err(err, PD_ENOMEM, "bloom: cannot allocate %llu bytes",
+		pd_err(err, PD_ENOMEM, "cannot allocate %llu bytes",
 		       (unsigned long long)p->memory_bytes);
 		return NULL;
 	}

@@ -264,7 +264,7 @@ struct pd_filter *pd_exact_create(const struct pd_filter_params *p, struct pd_er
 	struct exact *e = calloc(1, sizeof(*e));
 
 	if (e == NULL) {
-		pd_err(err, PD_ENOMEM, "exact: out of memory");
+		pd_err(err, PD_ENOMEM, "out of memory");
 		return NULL;
 	}
 	e->base.ops = &exact_ops;
@@ -272,7 +272,7 @@ struct pd_filter *pd_exact_create(const struct pd_filter_params *p, struct pd_er
 	e->mode = p->window_mode;
 	if (exact_alloc(e, EXACT_INITIAL) != 0) {
 		free(e);
-		pd_err(err, PD_ENOMEM, "exact: out of memory");
+		pd_err(err, PD_ENOMEM, "out of memory");
 		return NULL;
 	}
 	return &e->base;

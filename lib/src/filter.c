@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The front of every filter: names, validation through the planner, dispatch to the
- * variant's ops, keyed hashing, chunking of bursts, counters.
+ * variant's ops, keyed hashing, chunking of bursts, counters. Above the registry
+ * (filters.c) and the variants; what they share is below them all (util.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,91 +20,6 @@
 
 _Static_assert(sizeof(((struct pd_filter *)0)->xxh_secret) == XXH3_SECRET_DEFAULT_SIZE,
 	       "xxh_secret holds XXH3's default-size secret");
-
-const char *pd_filter_type_name(enum pd_filter_type type)
-{
-	const struct pd_filter_desc *d = pd_filter_desc(type);
-
-	return d != NULL ? d->name : NULL;
-}
-
-int pd_filter_type_parse(const char *name, enum pd_filter_type *type)
-{
-	if (name == NULL)
-		return -1;
-	for (unsigned i = 0; i < PD_FILTER_COUNT; i++) {
-		if (strcmp(name, pd_filter_desc((enum pd_filter_type)i)->name) == 0) {
-			*type = (enum pd_filter_type)i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-int pd_err(struct pd_error *err, int code, const char *fmt, ...)
-{
-	if (err != NULL) {
-		va_list ap;
-
-		err->code = code;
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-#define PD_HUGE_PAGE (2u << 20)
-
-void *pd_alloc_zero(size_t size)
-{
-	void *p = NULL;
-	size_t align = size >= PD_HUGE_PAGE ? PD_HUGE_PAGE : PD_CACHE_LINE;
-	size_t rounded = (size + align - 1) & ~(align - 1);
-
-	if (size == 0 || rounded < size)
-		return NULL;
-	if (posix_memalign(&p, align, rounded) != 0)
-		return NULL;
-	if (align == PD_HUGE_PAGE)
-		(void)madvise(p, rounded, MADV_HUGEPAGE); /* advice only: failure is harmless */
-	memset(p, 0, rounded);
-	return p;
-}
-
-void pd_free(void *p, size_t size)
-{
-	(void)size;
-	free(p);
-}
-
-/* splitmix64 expands the seed into the four xoshiro words (never all zero). */
-void pd_prng_seed(struct pd_prng *r, uint64_t seed)
-{
-	uint64_t x = seed ^ 0x5045544445445550ULL; /* "PKTDEDUP": PRNG stream != hash key */
-
-	for (int i = 0; i < 4; i++) {
-		uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		r->s[i] = z ^ (z >> 31);
-	}
-}
-
-unsigned pd_window_shift(uint64_t window, unsigned bits)
-{
-	unsigned s = 0;
-
-	while ((window >> s) >= (1ULL << (bits - 1)))
-		s++;
-	return s;
-}
-
-uint64_t pd_window_units(uint64_t window, unsigned shift)
-{
-	return shift == 0 ? window : (window >> shift) - 1;
-}
 
 int pd_filter_params_resolve(const struct pd_filter_params *in, struct pd_filter_params *out,
 			     struct pd_error *err)
@@ -144,8 +60,15 @@ struct pd_filter *pd_filter_create(const struct pd_filter_params *params, struct
 		return NULL;
 
 	f = pd_filter_desc(p.type)->create(&p, err); /* resolve checked the type */
-	if (f == NULL)
+	if (f == NULL) { /* the variants say what failed; the filter's name goes first */
+		if (err != NULL) {
+			char why[sizeof(err->msg)];
+
+			snprintf(why, sizeof(why), "%s", err->msg);
+			pd_err(err, err->code, "%s: %s", pd_filter_type_name(p.type), why);
+		}
 		return NULL;
+	}
 	f->params = p;
 	f->far_bytes = far_bytes();
 	f->far = f->footprint_bytes > f->far_bytes;

@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Private interface between the front (filter.c: validation, hashing, chunking, stats)
- * and the variants (sbf.c, bitarrays.c, qht.c, bloom.c, lru.c, timerbf.c, exact.c).
+ * Private interface of the library's layers, bottom to top, none calling a layer above
+ * it (scripts/check_layers.py):
+ *   util.c, names.c        errors, table memory, PRNG seeding, window units; the names
+ *   the variants           sbf.c, bitarrays.c, qht.c, qhtlru.c, qqhtdw.c, bloom.c, lru.c,
+ *                          timerbf.c, exact.c (and estimate.c, allow.c beside them)
+ *   plan.c                 each family's planner (reads row geometry from qht.c, qqhtdw.c)
+ *   filters.c              the registry: one line per filter
+ *   planner.c, filter.c    pd_plan's checks and dispatch; the front (validation, hashing,
+ *                          chunking, stats)
+ *   snapshot.c             state images and files
  */
 #ifndef PKTDEDUP_FILTER_PRIVATE_H
 #define PKTDEDUP_FILTER_PRIVATE_H
@@ -91,7 +99,7 @@ struct pd_filter {
 /* XXH3 of a key longer than 240 bytes with the secret of the seed (hash_long.c). */
 uint64_t pd_hash_long(const void *key, size_t len, const void *secret, size_t secret_len);
 
-/* The tunables a filter takes: bit i is the i-th of plan.c's parameter names. */
+/* The tunables a filter takes: bit i is the i-th of planner.c's parameter names. */
 enum {
 	PD_P_K = 1, PD_P_MAX = 2, PD_P_P = 4, PD_P_PSTAR = 8, PD_P_B = 16, PD_P_F = 32,
 	PD_P_Q = 64, PD_P_EXPN = 128, PD_P_WINDOW = 256, PD_P_EQT = 512,
@@ -101,11 +109,11 @@ struct pd_plan;
 
 /*
  * One filter as the library knows it (filters.c: the table, one line per filter). Its
- * name, its number in a state image (fixed forever: snapshots name filters by it), its
- * tunables, its planner (plan.c), its constructor and how its parameters are shown.
+ * number in a state image (fixed forever: snapshots name filters by it), its tunables,
+ * its planner (plan.c), its constructor and how its parameters are shown; its name is
+ * pd_filter_type_name's (names.c).
  */
 struct pd_filter_desc {
-	const char *name;
 	uint32_t snapshot_id;
 	unsigned params;  /* PD_P_* */
 	unsigned caps;    /* PD_FILTER_CAN_* */

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The filters, one line each: name, number in a state image, tunables, capabilities,
- * planner, constructor and how the parameters are shown. Everything else that names a
- * filter (the planner's checks, the front's dispatch, snapshots, the tools' help and
- * messages) reads this table.
+ * The filters, one line each: number in a state image, tunables, capabilities, planner,
+ * constructor and how the parameters are shown (their names are below every variant, in
+ * names.c, so that a variant's message may name its filter). Everything else that
+ * dispatches on a filter (the planner's front, the library's front, snapshots, the
+ * tools' help) reads this table.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include <pktdedup/pd_plan.h>
 
@@ -72,33 +74,33 @@ enum { W = PD_FILTER_CAN_WINDOW, ANY = PD_FILTER_CAN_ANY_FPR };
 
 /* Indexed by enum pd_filter_type; snapshot_id is what a state image stores. */
 static const struct pd_filter_desc filters[PD_FILTER_COUNT] = {
-	[PD_FILTER_SBF] = {"sbf", 0, PD_P_K | PD_P_MAX | PD_P_P | PD_P_EXPN, ANY,
+	[PD_FILTER_SBF] = {0, PD_P_K | PD_P_MAX | PD_P_P | PD_P_EXPN, ANY,
 			   pd_plan_sbf, pd_sbf_create, show_sbf},
-	[PD_FILTER_RSBF] = {"rsbf", 1, PD_P_K | PD_P_PSTAR, 0,
+	[PD_FILTER_RSBF] = {1, PD_P_K | PD_P_PSTAR, 0,
 			    pd_plan_rsbf, pd_bitarrays_create, show_rsbf},
-	[PD_FILTER_BSBF] = {"bsbf", 2, PD_P_K, 0,
+	[PD_FILTER_BSBF] = {2, PD_P_K, 0,
 			    pd_plan_bitarrays, pd_bitarrays_create, show_k},
-	[PD_FILTER_BSBFSD] = {"bsbfsd", 3, PD_P_K, 0,
+	[PD_FILTER_BSBFSD] = {3, PD_P_K, 0,
 			      pd_plan_bitarrays, pd_bitarrays_create, show_k},
-	[PD_FILTER_RLBSBF] = {"rlbsbf", 4, PD_P_K, 0,
+	[PD_FILTER_RLBSBF] = {4, PD_P_K, 0,
 			      pd_plan_bitarrays, pd_bitarrays_create, show_k},
-	[PD_FILTER_QHT] = {"qht", 5, PD_P_B | PD_P_F | PD_P_EXPN, ANY,
+	[PD_FILTER_QHT] = {5, PD_P_B | PD_P_F | PD_P_EXPN, ANY,
 			   pd_plan_qht, create_qht, show_bf},
-	[PD_FILTER_QHTD] = {"qhtd", 6, PD_P_B | PD_P_F | PD_P_EXPN, ANY,
+	[PD_FILTER_QHTD] = {6, PD_P_B | PD_P_F | PD_P_EXPN, ANY,
 			    pd_plan_qht, create_qht, show_bf},
-	[PD_FILTER_QQHTD] = {"qqhtd", 7, PD_P_B | PD_P_F | PD_P_EXPN | PD_P_WINDOW, W | ANY,
+	[PD_FILTER_QQHTD] = {7, PD_P_B | PD_P_F | PD_P_EXPN | PD_P_WINDOW, W | ANY,
 			     pd_plan_qht, create_qht, show_bf},
-	[PD_FILTER_BLOOM] = {"bloom", 8, PD_P_K | PD_P_EXPN, ANY,
+	[PD_FILTER_BLOOM] = {8, PD_P_K | PD_P_EXPN, ANY,
 			     pd_plan_bloom, pd_bloom_create, show_k},
-	[PD_FILTER_LRU] = {"lru", 9, 0, ANY,
+	[PD_FILTER_LRU] = {9, 0, ANY,
 			   pd_plan_lru, pd_lru_create, show_none},
-	[PD_FILTER_FPBUFFERING] = {"fpbuffering", 10, PD_P_Q, ANY,
+	[PD_FILTER_FPBUFFERING] = {10, PD_P_Q, ANY,
 				   pd_plan_lru, pd_lru_create, show_q},
-	[PD_FILTER_TIMERBF] = {"timerbf", 11, PD_P_K | PD_P_EXPN | PD_P_WINDOW | PD_P_EQT,
+	[PD_FILTER_TIMERBF] = {11, PD_P_K | PD_P_EXPN | PD_P_WINDOW | PD_P_EQT,
 			       W | ANY, pd_plan_bloom, pd_timerbf_create, show_timerbf},
-	[PD_FILTER_EXACT] = {"exact", 12, PD_P_WINDOW, W | ANY,
+	[PD_FILTER_EXACT] = {12, PD_P_WINDOW, W | ANY,
 			     pd_plan_exact, pd_exact_create, show_exact},
-	[PD_FILTER_QHTLRU] = {"qhtlru", 13, PD_P_B | PD_P_F | PD_P_EXPN | PD_P_WINDOW, W | ANY,
+	[PD_FILTER_QHTLRU] = {13, PD_P_B | PD_P_F | PD_P_EXPN | PD_P_WINDOW, W | ANY,
 			      pd_plan_qhtlru, create_qhtlru, show_bf},
 };
 

@@ -363,7 +363,7 @@ struct pd_filter *pd_lru_create(const struct pd_filter_params *p, struct pd_erro
 	uint64_t size = 2;
 
 	if (l == NULL) {
-		pd_err(err, PD_ENOMEM, "%s: out of memory", pd_filter_type_name(p->type));
+		pd_err(err, PD_ENOMEM, "out of memory");
 		return NULL;
 	}
 	l->base.ops = &lru_ops;
@@ -382,8 +382,7 @@ struct pd_filter *pd_lru_create(const struct pd_filter_params *p, struct pd_erro
 		pd_free(l->node, lru_node_bytes(l->cap));
 		pd_free(l->slot, size * sizeof(uint64_t));
 		free(l);
-		pd_err(err, PD_ENOMEM, "%s: cannot allocate the buffer of %llu keys",
-		       pd_filter_type_name(p->type), (unsigned long long)p->memory_bytes / 8);
+		pd_err(err, PD_ENOMEM, "cannot allocate the buffer of %llu keys", (unsigned long long)p->memory_bytes / 8);
 		return NULL;
 	}
 	l->head = LRU_NIL;

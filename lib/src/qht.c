@@ -625,7 +625,7 @@ struct pd_filter *pd_qht_create(const struct pd_filter_params *p, struct pd_erro
 	q = aligned_alloc(PD_CACHE_LINE,
 			  (sizeof(*q) + PD_CACHE_LINE - 1) & ~(size_t)(PD_CACHE_LINE - 1));
 	if (q == NULL) {
-		pd_err(err, PD_ENOMEM, "%s: out of memory", pd_filter_type_name(p->type));
+		pd_err(err, PD_ENOMEM, "out of memory");
 		return NULL;
 	}
 	memset(q, 0, sizeof(*q));
@@ -654,8 +654,7 @@ struct pd_filter *pd_qht_create(const struct pd_filter_params *p, struct pd_erro
 	q->lines = pd_alloc_zero(q->nlines * PD_CACHE_LINE);
 	if (q->lines == NULL) {
 		free(q);
-		pd_err(err, PD_ENOMEM, "%s: cannot allocate %llu bytes",
-		       pd_filter_type_name(p->type), (unsigned long long)p->memory_bytes);
+		pd_err(err, PD_ENOMEM, "cannot allocate %llu bytes", (unsigned long long)p->memory_bytes);
 		return NULL;
 	}
 	q->base.memory_bits = q->nlines * q->rpl * q->bf;

@@ -693,7 +693,7 @@ struct pd_filter *pd_qhtlru_create_rows(const struct pd_filter_params *p, bool l
 					 (sizeof(*q) + PD_CACHE_LINE - 1) & ~(size_t)(PD_CACHE_LINE - 1));
 
 	if (q == NULL) {
-		pd_err(err, PD_ENOMEM, "qhtlru: out of memory");
+		pd_err(err, PD_ENOMEM, "out of memory");
 		return NULL;
 	}
 	memset(q, 0, sizeof(*q));
@@ -706,7 +706,7 @@ struct pd_filter *pd_qhtlru_create_rows(const struct pd_filter_params *p, bool l
 	q->rows = pd_alloc_zero(q->n * QL_ROW);
 	if (q->rows == NULL) {
 		free(q);
-		pd_err(err, PD_ENOMEM, "qhtlru: cannot allocate %llu bytes",
+		pd_err(err, PD_ENOMEM, "cannot allocate %llu bytes",
 		       (unsigned long long)(p->memory_bytes / QL_ROW * QL_ROW));
 		return NULL;
 	}

@@ -540,7 +540,7 @@ struct pd_filter *pd_qqhtdw_create(const struct pd_filter_params *p, struct pd_e
 	const unsigned esz = p->qht_f <= 26 ? 4 : 8, abits = pd_rowage_age_bits(p->qht_f);
 
 	if (q == NULL) {
-		pd_err(err, PD_ENOMEM, "%s: out of memory", pd_filter_type_name(p->type));
+		pd_err(err, PD_ENOMEM, "out of memory");
 		return NULL;
 	}
 	q->base.ops = &qw_ops;
@@ -565,8 +565,7 @@ struct pd_filter *pd_qqhtdw_create(const struct pd_filter_params *p, struct pd_e
 	q->rows = pd_alloc_zero(q->n * QW_ROW);
 	if (q->rows == NULL) {
 		free(q);
-		pd_err(err, PD_ENOMEM, "%s: cannot allocate %llu bytes", pd_filter_type_name(p->type),
-		       (unsigned long long)p->memory_bytes);
+		pd_err(err, PD_ENOMEM, "cannot allocate %llu bytes", (unsigned long long)p->memory_bytes);
 		return NULL;
 	}
 	q->base.memory_bits = q->n * QW_ROW * 8;

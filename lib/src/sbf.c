@@ -292,7 +292,7 @@ struct pd_filter *pd_sbf_create(const struct pd_filter_params *p, struct pd_erro
 	struct sbf *s = calloc(1, sizeof(*s));
 
 	if (s == NULL) {
-		pd_err(err, PD_ENOMEM, "sbf: out of memory");
+		pd_err(err, PD_ENOMEM, "out of memory");
 		return NULL;
 	}
 	s->base.ops = &sbf_ops;
@@ -313,7 +313,7 @@ struct pd_filter *pd_sbf_create(const struct pd_filter_params *p, struct pd_erro
 	s->w = pd_alloc_zero(s->nwords * sizeof(uint64_t));
 	if (s->w == NULL) {
 		free(s);
-		pd_err(err, PD_ENOMEM, "sbf: cannot allocate %llu bytes",
+		pd_err(err, PD_ENOMEM, "cannot allocate %llu bytes",
 		       (unsigned long long)p->memory_bytes);
 		return NULL;
 	}

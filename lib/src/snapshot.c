@@ -302,7 +302,7 @@ static int load_body(struct pd_filter *f, const uint8_t *img, uint64_t len,
 		const struct pd_filter_desc *d = pd_filter_desc_of_id(get32(img + 12), &t);
 
 		return pd_err(err, PD_EMISMATCH, "made with filter %s, this filter is %s",
-			      d != NULL ? d->name : "(unknown)", name);
+			      d != NULL ? pd_filter_type_name(t) : "(unknown)", name);
 	}
 	if (params_match(img + 16, &f->params, err) != 0)
 		return -1;

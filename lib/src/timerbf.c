@@ -258,7 +258,7 @@ struct pd_filter *pd_timerbf_create(const struct pd_filter_params *p, struct pd_
 	struct timerbf *t = calloc(1, sizeof(*t));
 
 	if (t == NULL) {
-		pd_err(err, PD_ENOMEM, "timerbf: out of memory");
+		pd_err(err, PD_ENOMEM, "out of memory");
 		return NULL;
 	}
 	t->base.ops = &tbf_ops;
@@ -271,7 +271,7 @@ struct pd_filter *pd_timerbf_create(const struct pd_filter_params *p, struct pd_
 	t->cell = pd_alloc_zero(t->m * sizeof(uint32_t));
 	if (t->cell == NULL) {
 		free(t);
-		pd_err(err, PD_ENOMEM, "timerbf: cannot allocate %llu bytes",
+		pd_err(err, PD_ENOMEM, "cannot allocate %llu bytes",
 		       (unsigned long long)p->memory_bytes);
 		return NULL;
 	}
