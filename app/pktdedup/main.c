@@ -3,9 +3,10 @@
  * pktdedup: the program's outline (main, at the end): options and checks, EAL, the
  * workers and where their packets come from (ports.c inline, replay.c offline), the
  * filters (and a snapshot's state: snapshot.c), the run (worker.c, replay.c), then the
- * summary (stats.c) and an orderly stop. Files that call each other form no circle:
- * main calls the others; replay and worker call stats and snapshot; stats calls none
- * of its callers. The inline worker (worker.c) reads the run only through the context
+ * summary (stats.c) and an orderly stop. Files that call each other form no circle
+ * (scripts/check_layers.py, the 'layers' test): main calls the others and none calls
+ * main; the run's state (pd_app, the stop flag) is app.c's, the counter model
+ * counters.c's, both below every other file. The inline worker (worker.c) reads the run only through the context
  * each worker is handed (struct pd_worker's app), never through the global pd_app.
  *
  *   pktdedup [EAL options] -- [pktdedup options]
@@ -37,9 +38,6 @@
 #include "../common/cli.h"
 #include "pktdedup.h"
 
-struct pd_app pd_app;
-RTE_LOG_REGISTER(pd_logtype, pktdedup, INFO)
-_Atomic int pd_force_quit;
 
 static void on_signal(int sig)
 {

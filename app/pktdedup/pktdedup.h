@@ -259,7 +259,6 @@ void pd_stats_summary(double secs);
 int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const char *tx_to);
 int pd_stats_accounted(void); /* rx = tx + dropped + tx_failed */
 void pd_stats_telemetry(void); /* /pktdedup/stats */
-void pd_fmt_ns(char *buf, size_t len, uint64_t ns); /* 1us, 20ms, 5s: a delay bucket's bound */
 
 /* advice.c: --suggest-window, from the delay histogram and the planner */
 struct json;
@@ -318,8 +317,10 @@ int pd_key_of_bytes(struct pd_worker *w, const uint8_t *p, uint32_t len, uint8_t
 void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		   unsigned n);
 
-/* stats.c: the scalar counters by name (PD_COUNTERS), and their sum over the workers */
+/* counters.c: the scalar counters by name (PD_COUNTERS), their sum over the workers, and
+ * the delay buckets' bounds (pd_delay_bound_ns, above) */
 void pd_counters_sum(struct pd_counters *total);
+void pd_fmt_ns(char *buf, size_t len, uint64_t ns); /* 1us, 20ms, 5s: a delay bucket's bound */
 struct pd_counter_desc {
 	const char *name;
 	size_t offset;  /* in struct pd_counters */

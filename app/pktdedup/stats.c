@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Statistics: the workers' counters summed (the list is PD_COUNTERS, pktdedup.h) and
- * written as the plan lines, the periodic line, the text summary, the JSON summary and
+ * Statistics: the workers' counters summed (counters.c) written as the plan lines, the periodic line, the text summary, the JSON summary and
  * telemetry's /pktdedup/stats. It reads the workers' counters and the ports' own; nothing
  * here is called by the packet path except pd_stats_tick, from the main lcore's loop.
  */
@@ -17,34 +16,6 @@
 #include "../common/cli.h"
 #include "../common/json.h"
 #include "pktdedup.h"
-
-const struct pd_counter_desc pd_counter_table[] = {
-#define PD_COUNTER_DESC(name, in_line) {#name, offsetof(struct pd_counters, name), in_line},
-	PD_COUNTERS(PD_COUNTER_DESC)
-#undef PD_COUNTER_DESC
-};
-const unsigned pd_counter_count = sizeof(pd_counter_table) / sizeof(pd_counter_table[0]);
-
-void pd_counters_sum(struct pd_counters *t)
-{
-	memset(t, 0, sizeof(*t));
-	for (unsigned i = 0; i < pd_app.nworkers; i++) {
-		const struct pd_counters *c = &pd_app.w[i]->c;
-
-#define PD_COUNTER_ADD(name, in_line) t->name += c->name;
-		PD_COUNTERS(PD_COUNTER_ADD)
-#undef PD_COUNTER_ADD
-		t->oversize += c->oversize;
-		for (int r = 0; r < PD_KEY_REASON_COUNT; r++)
-			t->reasons[r] += c->reasons[r];
-		for (int b = 0; b < PD_DELAY_BUCKETS; b++)
-			t->delay[b] += c->delay[b];
-		for (int p = 0; p < RTE_MAX_ETHPORTS; p++) {
-			t->port_rx[p] += c->port_rx[p];
-			t->port_dup[p] += c->port_dup[p];
-		}
-	}
-}
 
 static double stats_t0, stats_last;
 static struct timespec start_wall; /* the run's start, for the JSON's start_time */
@@ -198,16 +169,6 @@ static void json_counters(struct json *j, const struct pd_counters *c)
 }
 
 /* "1us", "20ms", "5s": a bucket bound for people. */
-void pd_fmt_ns(char *buf, size_t len, uint64_t ns)
-{
-	if (ns >= 1000000000ULL)
-		snprintf(buf, len, "%" PRIu64 "s", ns / (uint64_t)1000000000);
-	else if (ns >= 1000000ULL)
-		snprintf(buf, len, "%" PRIu64 "ms", ns / (uint64_t)1000000);
-	else
-		snprintf(buf, len, "%" PRIu64 "us", ns / (uint64_t)1000);
-}
-
 static const char *time_src_name(void)
 {
 	return pd_app.time_src == PD_TIME_PCAP ? "pcap" :

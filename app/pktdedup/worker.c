@@ -38,14 +38,6 @@ static inline uint64_t *time_field(const struct pd_worker *w, struct rte_mbuf *m
 	return RTE_MBUF_DYNFIELD(m, w->app->time_dynfield, uint64_t *);
 }
 
-/* 1-2-5 steps from 1 us to 10 s: the lower bound of buckets 1..22. */
-const uint64_t pd_delay_bound_ns[PD_DELAY_BUCKETS - 1] = {
-	1000ULL, 2000ULL, 5000ULL, 10000ULL, 20000ULL, 50000ULL, 100000ULL, 200000ULL,
-	500000ULL, 1000000ULL, 2000000ULL, 5000000ULL, 10000000ULL, 20000000ULL,
-	50000000ULL, 100000000ULL, 200000000ULL, 500000000ULL, 1000000000ULL,
-	2000000000ULL, 5000000000ULL, 10000000000ULL,
-};
-
 /*
  * The bucket of a delay without a search: bounds are at least a factor 2 apart, so
  * [2^k, 2^(k+1)) holds at most one of them. delay_base[k] counts the bounds <= 2^k and
