@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Every fixture through pktdedup in a matrix of modes, each output's SHA-256 against the
+# committed tests/outputs.sha256. A change that moves code without meaning to change what
+# pktdedup writes (a refactor) must leave every byte as it was; one that means to
+# re-records the file and says why in its commit:
+#   bash tests/outputs.sh build/app/pktdedup/pktdedup --record
+# The inputs: the bundled captures and dups.pcap again as Linux cooked (SLL, SLL2) and raw
+# IP (tests/link_types.py, scapy). The modes: drop, mark and --allow with packet, flow and
+# source-address keys, a time window, the default qhtlru and timerbf (a fixed --seed),
+# pcapng output and two workers; kept frames (--pcap-out) and copies (--dup-out) both.
+# Two inline runs (net_pcap, drop and mark) too, their frames without the send times.
+set -euo pipefail
+. "$(dirname "$0")/e2e_common.sh"
+record=${2:-}
+want=$root/tests/outputs.sha256
+tmp=$(mktemp -d)
+prefix=pdout$$
+trap 'rm -rf "$tmp" /var/run/dpdk/$prefix' EXIT
+/usr/bin/python3 "$root/tests/link_types.py" "$root/pcap/dups.pcap" "$tmp" strip-tags
+
+modes=(
+	"drop-packet --filter exact --key packet"
+	"drop-flow --filter exact --key flow"
+	"mark --filter exact --key packet --action mark --mark-dscp 9"
+	"srcip-allow --filter exact --key srcip --allow 2"
+	"window --filter exact --window 10ms --compare-from l2 --ignore mac,vlan,ttl,checksum"
+	"qhtlru --seed 7"
+	"timerbf --filter timerbf --window 1ms --seed 7"
+	"pcapng --filter exact --key packet --out-format pcapng"
+	"workers2 --filter exact --key packet --workers 2"
+)
+sum() { sha256sum "$1" | cut -c1-16; }
+for in in "$root"/pcap/{dups,keys,mirror,tap,tap-late}.pcap "$tmp"/{sll,sll2,raw}.pcap; do
+	for m in "${modes[@]}"; do
+		read -r name opts <<<"$m"
+		# shellcheck disable=SC2086
+		"$bin" --pcap-in "$in" --pcap-out "$tmp/out" --dup-out "$tmp/dup" --quiet \
+			$opts >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
+		echo "$(sum "$tmp/out") $(sum "$tmp/dup") $(basename "$in") $name"
+	done
+done >"$tmp/got"
+in=$root/pcap/dups.pcap
+for action in drop mark; do
+	timeout --preserve-status -s INT 3 "$bin" --no-huge -m 512 --no-pci --no-shconf \
+		--file-prefix "$prefix" --log-level '*:warning' -l 0 \
+		--vdev "net_pcap0,rx_pcap=$in,tx_pcap=$tmp/inline.pcap" -- --ports 0 \
+		--filter exact --key packet --action $action >/dev/null 2>"$tmp/err" ||
+		{ cat "$tmp/err" >&2; exit 1; }
+	# net_pcap stamps what it sends with the time of sending: the frames are compared
+	echo "$($tool frames "$tmp/inline.pcap" | sha256sum | cut -c1-16) - $(basename "$in")" \
+		"inline-$action"
+done >>"$tmp/got"
+if [ "$record" = --record ]; then
+	cp "$tmp/got" "$want"
+	echo "recorded $(wc -l <"$want") outputs in $want"
+	exit 0
+fi
+if ! diff -u "$want" "$tmp/got" >"$tmp/diff"; then
+	cat "$tmp/diff" >&2
+	echo "FAIL: outputs differ from tests/outputs.sha256 (bash tests/outputs.sh BIN --record" \
+		"after a change meant to alter them)" >&2
+	exit 1
+fi
+echo "ok: $(wc -l <"$want") outputs byte for byte as recorded"
