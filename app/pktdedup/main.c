@@ -6,8 +6,9 @@
  * summary (stats.c) and an orderly stop. Files that call each other form no circle
  * (scripts/check_layers.py, the 'layers' test): main calls the others and none calls
  * main; the run's state (pd_app, the stop flag) is app.c's, the counter model
- * counters.c's, both below every other file. The inline worker (worker.c) reads the run only through the context
- * each worker is handed (struct pd_worker's app), never through the global pd_app.
+ * counters.c's, both below every other file. The inline worker (worker.c) reads the
+ * run only through the context each worker is handed (struct pd_worker's app), never
+ * through the global pd_app.
  *
  *   pktdedup [EAL options] -- [pktdedup options]
  *   pktdedup --pcap-in IN.pcap [--pcap-out OUT.pcap] [pktdedup options]
@@ -37,7 +38,6 @@
 
 #include "../common/cli.h"
 #include "pktdedup.h"
-
 
 static void on_signal(int sig)
 {

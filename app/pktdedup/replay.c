@@ -57,10 +57,10 @@ struct frame {
 	uint64_t hash;
 	uint32_t caplen;  /* bytes captured (in the arena) */
 	uint32_t len;     /* the record's original length */
+	uint32_t l3;      /* the IP header the key parse found (a mark): its offset, */
+	uint8_t ipver;    /* and version (0: none) */
 	uint8_t keyed;
 	uint8_t dup;
-	uint8_t ipver;    /* the IP header the key parse found (a mark): version, 0 none */
-	uint32_t l3;      /* and its offset */
 	uint8_t bypass;   /* outside --bpf: written as it came, never keyed */
 	/* pcapng input: the packet block's fields, its options and the blocks before it,
 	 * both in the arena */
@@ -92,6 +92,7 @@ static struct {
 	char why[PCAP_ERRBUF_SIZE + 128];
 	uint64_t frames;       /* frames read */
 	int progress;          /* a progress line on stderr (a terminal) */
+	int stream;            /* the input is no regular file: its reads may wait */
 	double t0, shown;      /* when the reading started, when progress was last shown */
 } R;
 
@@ -119,6 +120,7 @@ int pd_replay_open(void)
 	if (c->bpf != NULL && rio_in_bpf(c->bpf) != 0)
 		return -2;
 	R.progress = !c->quiet && isatty(STDERR_FILENO);
+	R.stream = rio_in_size() == 0;
 	return 0;
 }
 
@@ -216,7 +218,7 @@ static void read_batch(void)
 		}
 		/* a pipe with nothing more yet: the frames in hand go on now, not when a
 		 * full batch has trickled in (their output, and a snapshot, hold them) */
-		if (R.n > 0 && rio_in_would_wait())
+		if (R.stream && R.n > 0 && rio_in_would_wait())
 			break;
 		rc = rio_in_next(&rf, &pre, &npre);
 		if (rc != 1) {
@@ -405,7 +407,8 @@ int pd_replay_main(void *arg)
 		if (w->idx == 0) {
 			if (R.n != 0)
 				write_batch(w);
-			if (R.n != 0 && rio_in_would_wait()) { /* a pipe's reader sees them now */
+			/* a pipe's reader sees them now, not when the buffer fills */
+			if (R.stream && R.n != 0 && rio_in_would_wait()) {
 				rio_sink_flush(R.out);
 				rio_sink_flush(R.dups);
 			}
@@ -474,6 +477,7 @@ void pd_replay_summary(FILE *out)
 {
 	const uint64_t off = rio_in_offset(), size = rio_in_size();
 	uint64_t bytes;
+	const uint64_t left_out = rio_in_left_out(&bytes);
 	char where[96] = "";
 
 	if (size != 0)
@@ -491,12 +495,11 @@ void pd_replay_summary(FILE *out)
 								pd_app.cfg.dup_out,
 			R.write_err == EPIPE ? "the reader closed the pipe" : strerror(R.write_err),
 			R.write_frames, R.write_err == EPIPE ? " (status 141, as for SIGPIPE)" : "");
-	if (rio_in_left_out(&bytes) != 0)
+	if (left_out != 0)
 		fprintf(out, "pktdedup: warning: --pcap-in %s: %" PRIu64 " non-packet pcapng"
 			" block%s (%" PRIu64 " bytes) left out of the outputs: more than 64 MiB"
 			" of such blocks came between two packets; every packet is kept\n",
-			R.in_name, rio_in_left_out(&bytes), rio_in_left_out(&bytes) == 1 ? "" : "s",
-			bytes);
+			R.in_name, left_out, left_out == 1 ? "" : "s", bytes);
 	if (R.damaged)
 		fprintf(out, "pktdedup: error: --pcap-in %s: %s after %" PRIu64 " frames; those"
 			" frames are processed and written, the rest of the file is not\n",

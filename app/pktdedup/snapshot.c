@@ -506,8 +506,11 @@ int pd_snap_finish(void)
 		if (grow(s, pd_filter_state_size(w->filter)) != 0 || est_buffer(w) != 0) {
 			snprintf(err.msg, sizeof(err.msg), "cannot allocate the images");
 			rc = -1;
-		} else if (pd_filter_save_state(w->filter, s->buf, s->cap, &len[i], &err) != 0) {
+			break;
+		}
+		if (pd_filter_save_state(w->filter, s->buf, s->cap, &len[i], &err) != 0) {
 			rc = -1;
+			break;
 		}
 		img[i] = s->buf;
 		if (est) {

@@ -4,11 +4,7 @@
  * variant's ops, keyed hashing, chunking of bursts, counters. Above the registry
  * (filters.c) and the variants; what they share is below them all (util.c).
  */
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define XXH_INLINE_ALL

@@ -7,7 +7,6 @@
  * tools' help) reads this table.
  */
 #include <stdio.h>
-#include <string.h>
 
 #include <pktdedup/pd_plan.h>
 

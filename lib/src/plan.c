@@ -10,8 +10,6 @@
  * ALGORITHMS.md is the project's specification, which follows them.
  */
 #include <math.h>
-#include <stdio.h>
-#include <string.h>
 
 #include <pktdedup/pd_plan.h>
 
