@@ -7,8 +7,9 @@
 # The inputs: the bundled captures and dups.pcap again as Linux cooked (SLL, SLL2) and raw
 # IP (tests/link_types.py, scapy). The modes: drop, mark and --allow with packet, flow and
 # source-address keys, a time window, the default qhtlru and timerbf (a fixed --seed),
-# pcapng output and two workers; kept frames (--pcap-out) and copies (--dup-out) both.
-# Two inline runs (net_pcap, drop and mark) too, their frames without the send times.
+# pcapng output and two workers; kept frames (--pcap-out) and copies (--dup-out) both, and
+# the counters of --stats-json (in total, per worker and per port; not the times). Two
+# inline runs (net_pcap, drop and mark) too, their frames without the send times.
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
 record=${2:-}
@@ -27,16 +28,26 @@ modes=(
 	"qhtlru --seed 7"
 	"timerbf --filter timerbf --window 1ms --seed 7"
 	"pcapng --filter exact --key packet --out-format pcapng"
-	"workers2 --filter exact --key packet --workers 2"
+	"workers2 --filter exact --key packet --workers 2 --seed 7"
 )
 sum() { sha256sum "$1" | cut -c1-16; }
+# The counters of a --stats-json file, as one line (what a refactor must keep); the delay
+# histogram too where the times come from the file (inline runs read the clock).
+counters() {
+	/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+keep = ["total", "workers_detail", "ports"] + sys.argv[2:]
+print(json.dumps([d[k] for k in keep], sort_keys=True))' "$@" | sha256sum | cut -c1-16
+}
 for in in "$root"/pcap/{dups,keys,mirror,tap,tap-late}.pcap "$tmp"/{sll,sll2,raw}.pcap; do
 	for m in "${modes[@]}"; do
 		read -r name opts <<<"$m"
 		# shellcheck disable=SC2086
 		"$bin" --pcap-in "$in" --pcap-out "$tmp/out" --dup-out "$tmp/dup" --quiet \
-			$opts >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
-		echo "$(sum "$tmp/out") $(sum "$tmp/dup") $(basename "$in") $name"
+			--stats-json "$tmp/j.json" $opts >/dev/null 2>"$tmp/err" ||
+			{ cat "$tmp/err" >&2; exit 1; }
+		echo "$(sum "$tmp/out") $(sum "$tmp/dup") $(counters "$tmp/j.json" delay_histogram)" \
+			"$(basename "$in") $name"
 	done
 done >"$tmp/got"
 in=$root/pcap/dups.pcap
@@ -44,11 +55,11 @@ for action in drop mark; do
 	timeout --preserve-status -s INT 3 "$bin" --no-huge -m 512 --no-pci --no-shconf \
 		--file-prefix "$prefix" --log-level '*:warning' -l 0 \
 		--vdev "net_pcap0,rx_pcap=$in,tx_pcap=$tmp/inline.pcap" -- --ports 0 \
-		--filter exact --key packet --action $action >/dev/null 2>"$tmp/err" ||
-		{ cat "$tmp/err" >&2; exit 1; }
+		--filter exact --key packet --action $action --stats-json "$tmp/j.json" \
+		>/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 	# net_pcap stamps what it sends with the time of sending: the frames are compared
-	echo "$($tool frames "$tmp/inline.pcap" | sha256sum | cut -c1-16) - $(basename "$in")" \
-		"inline-$action"
+	echo "$($tool frames "$tmp/inline.pcap" | sha256sum | cut -c1-16) -" \
+		"$(counters "$tmp/j.json") $(basename "$in") inline-$action"
 done >>"$tmp/got"
 if [ "$record" = --record ]; then
 	cp "$tmp/got" "$want"
