@@ -5,7 +5,8 @@
 
 A file calls another when it names a function or a global the other defines and does
 not declare static (C has no modules: the call graph between files is the only layering
-there is); a struct, enum or union tag of the same name is not a use, nor is anything
+there is). A header is a file too, owning the inline functions it defines (the hot steps
+DPDK-style code keeps in headers), and its calls are its own; a struct, enum or union tag of the same name is not a use, nor is anything
 in a comment, a string literal or a preprocessor line. Each circle is printed with one call of each step
 between its files ("A -> B: name") and the exit status is 1; with none, a line saying
 how many files and calls were read, and 0. Macros are not followed.
@@ -48,20 +49,46 @@ def top_level(text):
     return "".join(out)
 
 
+def inline_bodies(text):
+    """A header's calls: the bodies of the inline functions it defines (its declarations
+    name other files' functions without calling them)."""
+    out = []
+    for m in DEF.finditer(text):
+        if not re.search(r"\binline\b", m.group(1)):
+            continue
+        depth, i = 0, m.end() - 1
+        while i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        out.append(text[m.end():i])
+    return "\n".join(out)
+
+
 def main():
     dirs = sys.argv[1:] or ["lib/src", "app/pktdedup", "app/common", "app/eval", "app/keys"]
-    files = sorted(os.path.join(d, f) for d in dirs for f in os.listdir(d) if f.endswith(".c"))
+    files = sorted(os.path.join(d, f) for d in dirs for f in os.listdir(d)
+                   if f.endswith((".c", ".h")))
     src = {f: strip(open(f, encoding="utf-8").read()) for f in files}
     owner = {}
     for f, text in src.items():
         top = top_level(text)
+        header = f.endswith(".h")
         for m in DEF.finditer(top):
-            if not re.search(r"\bstatic\b", m.group(1)) and not m.group(2).startswith("__"):
+            if m.group(2).startswith("__"):
+                continue
+            if header if re.search(r"\binline\b", m.group(1)) else \
+                    not re.search(r"\bstatic\b", m.group(1)):
                 owner.setdefault(m.group(2), f)
+        if header:
+            continue
         for m in GLOBAL.finditer(top):
             owner.setdefault(m.group(1), f)
     calls = {f: {} for f in files}
     for f, text in src.items():
+        if f.endswith(".h"):
+            text = inline_bodies(text)
         text = re.sub(r"\b(?:struct|enum|union)\s+[A-Za-z_]\w*", " ", text)  # tags, not calls
         for name in set(IDENT.findall(text)):
             g = owner.get(name)

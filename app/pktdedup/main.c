@@ -37,6 +37,7 @@
 #include <rte_malloc.h>
 
 #include "../common/cli.h"
+#include "disposition.h"
 #include "pktdedup.h"
 
 static void on_signal(int sig)
@@ -371,6 +372,7 @@ static int filters_setup(void)
 	if (rc != 0 || pd_snap_load() != 0)
 		return 1;
 	pd_delay_buckets_init();
+	pd_disp_init(&pd_app);
 	pd_app.want_delay = pd_app.time_src != PD_TIME_NONE &&
 			    pd_filter_reports_delay(pd_app.w[0]->filter);
 	if (pd_app.cfg.suggest_window && !pd_app.want_delay) {

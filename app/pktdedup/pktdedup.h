@@ -202,6 +202,7 @@ struct pd_app {
 	enum pd_time_src time_src;
 	int replay;                 /* --pcap-in: replay.c's loop, no ports */
 	int want_delay;             /* the filter reports delays: fill the histogram */
+	uint8_t next[8];            /* a frame's way out by its class (disposition.h) */
 	uint64_t tsc_ns_mult;       /* ns = (tsc * mult >> 32) + offset: wall-clock ns, so */
 	uint64_t tsc_ns_offset;     /* that times in a snapshot survive a reboot */
 	struct rte_mempool *pool;
@@ -309,13 +310,6 @@ int pd_worker_main(void *arg);
 /* A TX buffer's error callback (userdata: its struct pd_tx_retry): sends the rest in up
  * to PD_APP_TX_RETRIES - 1 more tries, then frees and counts what is left. */
 void pd_worker_tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *userdata);
-/* The key of a frame's bytes into buf (cap bytes), and where its IP header is (for a
- * mark): 0, or -1 with the reason counted. */
-int pd_key_of_bytes(struct pd_worker *w, const uint8_t *p, uint32_t len, uint8_t *buf,
-		    size_t cap, size_t *klen, struct pd_key_ip *ip);
-/* One filter burst over hashes (times when the filter needs them; delays counted). */
-void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, uint8_t *v,
-		   unsigned n);
 
 /* counters.c: the scalar counters by name (PD_COUNTERS), their sum over the workers, and
  * the delay buckets' bounds (pd_delay_bound_ns, above) */
@@ -333,7 +327,6 @@ static inline uint64_t pd_counter_value(const struct pd_counters *c, unsigned i)
 {
 	return *(const uint64_t *)((const char *)c + pd_counter_table[i].offset);
 }
-void pd_delay_buckets_init(void); /* before the workers start */
 
 /* ports.c: inline ports; each returns 0 or the exit status */
 int pd_ports_choose(void); /* which ports, before the workers are made */

@@ -43,7 +43,7 @@
 #include <unistd.h>
 
 #include "../common/link.h"
-#include "mark.h"
+#include "disposition.h"
 #include "pktdedup.h"
 #include "replay_io.h"
 
@@ -51,23 +51,20 @@
 #define BATCH_BYTES (4u << 20) /* a batch ends at this many bytes of frames (or more, once) */
 #define PROGRESS_EVERY_S 0.5
 
+/* A frame of the batch: the record as the source wrote it and the sinks read it, its
+ * bytes (and a pcapng packet's options) moved into the arena, where rf points once the
+ * batch is whole (the arena may grow while it is read); then its key's hash, where the
+ * key parse found its IP header, and its class (disposition.h). */
 struct frame {
-	uint64_t off;     /* its bytes in the arena */
-	uint64_t ts;      /* ns since the epoch */
+	struct rio_frame rf;
+	uint64_t off, opts_off; /* rf.data and rf.opts in the arena */
+	uint64_t pre_off;       /* pcapng: the blocks before it, in the arena */
+	uint32_t pre_len;
+	uint32_t l3;            /* the IP header's offset (a mark) */
 	uint64_t hash;
-	uint32_t caplen;  /* bytes captured (in the arena) */
-	uint32_t len;     /* the record's original length */
-	uint32_t l3;      /* the IP header the key parse found (a mark): its offset, */
-	uint8_t ipver;    /* and version (0: none) */
-	uint8_t keyed;
-	uint8_t dup;
-	uint8_t bypass;   /* outside --bpf: written as it came, never keyed */
-	/* pcapng input: the packet block's fields, its options and the blocks before it,
-	 * both in the arena */
-	uint8_t spb, swap;
-	uint32_t iface, ts_hi, ts_lo;
-	uint64_t opts_off, pre_off;
-	uint32_t opts_len, pre_len;
+	uint8_t ipver;          /* the IP header's version (0: none) */
+	uint8_t cls;            /* PD_CLASS_BYPASS (outside --bpf), PD_CLASS_KEYLESS, or the
+				 * verdict of a keyed frame (PD_DISTINCT until phase 2) */
 };
 
 static struct {
@@ -204,8 +201,7 @@ static void read_batch(void)
 	R.n = 0;
 	R.used = 0;
 	while (!R.end && R.n < BATCH_FRAMES && R.used < BATCH_BYTES) {
-		struct rio_frame rf;
-		struct frame *f;
+		struct frame *f = &R.f[R.n];
 		const uint8_t *pre;
 		size_t npre;
 		int64_t off, pre_off, opts_off;
@@ -220,7 +216,7 @@ static void read_batch(void)
 		 * full batch has trickled in (their output, and a snapshot, hold them) */
 		if (R.stream && R.n > 0 && rio_in_would_wait())
 			break;
-		rc = rio_in_next(&rf, &pre, &npre);
+		rc = rio_in_next(&f->rf, &pre, &npre);
 		if (rc != 1) {
 			R.end = 1;
 			R.trailer = pre;
@@ -234,24 +230,28 @@ static void read_batch(void)
 			break;
 		}
 		pre_off = npre != 0 ? arena_put(pre, npre) : 0;
-		opts_off = rf.opts_len != 0 ? arena_put(rf.opts, rf.opts_len) : 0;
-		off = arena_put(rf.data, rf.caplen);
+		opts_off = f->rf.opts_len != 0 ? arena_put(f->rf.opts, f->rf.opts_len) : 0;
+		off = arena_put(f->rf.data, f->rf.caplen);
 		if (off < 0 || pre_off < 0 || opts_off < 0) {
 			R.end = 1;
 			R.damaged = 1;
 			snprintf(R.why, sizeof(R.why), "out of memory for a frame of %u bytes",
-				 rf.caplen);
+				 f->rf.caplen);
 			break;
 		}
-		f = &R.f[R.n++];
-		*f = (struct frame){
-			.off = (uint64_t)off, .ts = rf.ts_ns, .caplen = rf.caplen, .len = rf.len,
-			.bypass = c->bpf != NULL && !rio_in_bpf_match(&rf), .spb = rf.spb, .swap = rf.swap,
-			.iface = rf.iface, .ts_hi = rf.ts_hi, .ts_lo = rf.ts_lo,
-			.opts_off = (uint64_t)opts_off, .opts_len = rf.opts_len,
-			.pre_off = (uint64_t)pre_off, .pre_len = (uint32_t)npre,
-		};
+		f->off = (uint64_t)off;
+		f->opts_off = (uint64_t)opts_off;
+		f->pre_off = (uint64_t)pre_off;
+		f->pre_len = (uint32_t)npre;
+		f->ipver = 0;
+		f->cls = c->bpf != NULL && !rio_in_bpf_match(&f->rf) ? PD_CLASS_BYPASS :
+								       PD_CLASS_KEYLESS;
+		R.n++;
 		R.frames++;
+	}
+	for (unsigned i = 0; i < R.n; i++) { /* the arena no longer moves */
+		R.f[i].rf.data = R.arena + R.f[i].off;
+		R.f[i].rf.opts = R.arena + R.f[i].opts_off;
 	}
 	pd_app.w[0]->c.rx += R.n;
 	progress_show(0);
@@ -264,29 +264,28 @@ static void key_batch(struct pd_worker *w, unsigned step)
 
 	for (unsigned i = w->idx; i < R.n; i += step) {
 		struct frame *f = &R.f[i];
-		size_t need = PD_KEY_BUF_LEN(f->caplen), klen;
+		size_t need = PD_KEY_BUF_LEN(f->rf.caplen), klen;
 		struct pd_key_ip ip;
 
-		if (f->bypass)
+		if (f->cls == PD_CLASS_BYPASS)
 			continue;
 		if (need > w->replay_keycap) {
 			uint8_t *b = realloc(w->replay_key, need);
 
 			if (b == NULL) { /* keyless, and forwarded as such: counted, not lost */
-				w->c.oversize++;
-				w->c.unparseable++;
+				pd_disp_oversize(w);
 				continue;
 			}
 			w->replay_key = b;
 			w->replay_keycap = need;
 		}
-		if (pd_key_of_bytes(w, R.arena + f->off, f->caplen, w->replay_key,
-				    w->replay_keycap, &klen, &ip) != 0)
+		if (pd_disp_key(w, f->rf.data, f->rf.caplen, w->replay_key, w->replay_keycap,
+				&klen, &ip) != 0)
 			continue;
 		f->l3 = ip.offset;
 		f->ipver = ip.version;
 		f->hash = pd_filter_hash(w->filter, w->replay_key, klen);
-		f->keyed = 1;
+		f->cls = PD_DISTINCT; /* keyed: its verdict comes in phase 2 */
 		if (prefetch)
 			pd_filter_prefetch(w->filter, f->hash);
 	}
@@ -302,38 +301,22 @@ static void filter_batch(struct pd_worker *w, unsigned nworkers)
 		if (i < R.n) {
 			const struct frame *f = &R.f[i];
 
-			if (!f->keyed || (nworkers > 1 && pd_owner_of(f->hash, nworkers) != w->idx))
+			if (f->cls > PD_ALLOWED ||
+			    (nworkers > 1 && pd_owner_of(f->hash, nworkers) != w->idx))
 				continue;
 			h[k] = f->hash;
-			ts[k] = f->ts;
+			ts[k] = f->rf.ts_ns;
 			idx[k++] = i;
 		}
 		if (k == PD_APP_BURST || (i == R.n && k > 0)) {
 			uint8_t v[PD_APP_BURST];
 
-			pd_run_filter(w, h, ts, v, k);
-			for (unsigned j = 0; j < k; j++) {
-				R.f[idx[j]].dup = v[j] == PD_DUPLICATE;
-				if (v[j] != PD_DISTINCT)
-					w->c.duplicate++;
-				else
-					w->c.unique++;
-				w->c.allowed += v[j] == PD_ALLOWED; /* forwarded as a kept frame */
-			}
+			pd_disp_filter(w, h, ts, v, k);
+			for (unsigned j = 0; j < k; j++)
+				R.f[idx[j]].cls = v[j];
 			k = 0;
 		}
 	}
-}
-
-/* A batch's frame as the sinks take it. */
-static struct rio_frame rio_of(const struct frame *f)
-{
-	return (struct rio_frame){
-		.data = R.arena + f->off, .caplen = f->caplen, .len = f->len, .ts_ns = f->ts,
-		.iface = f->iface, .ts_hi = f->ts_hi, .ts_lo = f->ts_lo,
-		.opts = R.arena + f->opts_off, .opts_len = f->opts_len, .spb = f->spb,
-		.swap = f->swap,
-	};
 }
 
 /* A sink's write failed: the reading stops after this batch (the header's rule). */
@@ -347,43 +330,26 @@ static void write_failed(const char *opt, int err)
 	R.end = 1;
 }
 
-/* Phase 3 (worker 0): every frame of the batch in input order, by its verdict; the
- * copies also to --dup-out, as they came. */
+/* Phase 3 (worker 0): every frame of the batch in input order, the disposition step's
+ * decision carried out on the files (--dup-out's copy as the frame came, before a mark). */
 static void write_batch(struct pd_worker *w)
 {
-	const struct pd_app_config *c = &pd_app.cfg;
-
 	for (unsigned i = 0; i < R.n; i++) {
 		struct frame *f = &R.f[i];
-		const struct rio_frame rf = rio_of(f);
+		const unsigned next = pd_disp_next(w, f->cls);
 
 		if (unlikely(f->pre_len != 0)) { /* pcapng: the blocks before this frame */
 			rio_sink_blocks(R.out, R.arena + f->pre_off, f->pre_len);
 			rio_sink_blocks(R.dups, R.arena + f->pre_off, f->pre_len);
 		}
-		if (f->bypass) {
-			w->c.bypassed++;
-		} else if (!f->keyed) {
-			if (c->drop_unparseable) {
-				w->c.dropped++;
-				continue;
-			}
-		} else if (f->dup) {
-			if (unlikely(rio_sink_frame(R.dups, &rf) != 0))
-				write_failed("--dup-out", rio_sink_error(R.dups));
-			if (c->action == PD_ACTION_DROP) {
-				w->c.dropped++;
-				continue;
-			}
-			if (c->action == PD_ACTION_MARK) {
-				if (pd_mark_dscp(R.arena + f->off, f->caplen,
-						 (struct pd_key_ip){f->l3, f->ipver}, c->mark_dscp) == 0)
-					w->c.marked++;
-				else
-					w->c.unmarkable++;
-			}
-		}
-		if (unlikely(rio_sink_frame(R.out, &rf) != 0)) {
+		if ((next & PD_NEXT_COPY) && unlikely(rio_sink_frame(R.dups, &f->rf) != 0))
+			write_failed("--dup-out", rio_sink_error(R.dups));
+		if (next & PD_NEXT_MARK)
+			pd_disp_mark(w, R.arena + f->off, f->rf.caplen,
+				     (struct pd_key_ip){f->l3, f->ipver});
+		if (!(next & PD_NEXT_OUT))
+			continue;
+		if (unlikely(rio_sink_frame(R.out, &f->rf) != 0)) {
 			write_failed("--pcap-out", rio_sink_error(R.out));
 			w->c.tx_failed++;
 			continue;

@@ -10,8 +10,11 @@
  *
  * Time (docs/windows.md): with a window, or a filter that reports delays, every packet
  * gets a time in ns, the TSC read once per received burst. A dispatched packet carries
- * its time to its owner in an mbuf field. (Replay has its own loop, replay.c, and
- * shares the key and filter steps below: pd_key_of_bytes, pd_run_filter.)
+ * its time to its owner in an mbuf field.
+ *
+ * What happens to a packet once it has a key, or has none, is the disposition step
+ * (disposition.h), the same as replay's: this file receives, keys, dispatches and sends,
+ * and carries the step's decisions out on mbufs.
  *
  * Accounting, per worker: rx + dispatched_in = tx + dropped + tx_failed + dispatched_out;
  * summed over workers dispatched_in = dispatched_out, so rx = tx + dropped + tx_failed in
@@ -25,7 +28,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
-#include "mark.h"
+#include "disposition.h"
 #include "pktdedup.h"
 
 static inline uint64_t *hash_field(const struct pd_worker *w, struct rte_mbuf *m)
@@ -36,39 +39,6 @@ static inline uint64_t *hash_field(const struct pd_worker *w, struct rte_mbuf *m
 static inline uint64_t *time_field(const struct pd_worker *w, struct rte_mbuf *m)
 {
 	return RTE_MBUF_DYNFIELD(m, w->app->time_dynfield, uint64_t *);
-}
-
-/*
- * The bucket of a delay without a search: bounds are at least a factor 2 apart, so
- * [2^k, 2^(k+1)) holds at most one of them. delay_base[k] counts the bounds <= 2^k and
- * delay_next[k] is the bound inside (2^k, 2^(k+1)), or UINT64_MAX.
- */
-static uint8_t delay_base[64];
-static uint64_t delay_next[64];
-
-void pd_delay_buckets_init(void)
-{
-	for (unsigned k = 0; k < 64; k++) {
-		uint64_t lo = 1ULL << k, hi = k < 63 ? lo << 1 : UINT64_MAX;
-
-		delay_base[k] = 0;
-		delay_next[k] = UINT64_MAX;
-		for (unsigned j = 0; j < PD_DELAY_BUCKETS - 1; j++) {
-			if (pd_delay_bound_ns[j] <= lo)
-				delay_base[k]++;
-			else if (pd_delay_bound_ns[j] < hi && delay_next[k] == UINT64_MAX)
-				delay_next[k] = pd_delay_bound_ns[j];
-		}
-	}
-}
-
-/* The number of bounds <= ns: bucket 0 below 1 us, 22 from 10 s. */
-static inline unsigned delay_bucket(uint64_t ns)
-{
-	unsigned k = 63u - (unsigned)__builtin_clzll(ns | 1);
-	unsigned b = delay_base[k] + (ns >= delay_next[k]);
-
-	return b < PD_DELAY_BUCKETS ? b : PD_DELAY_BUCKETS - 1; /* ns = UINT64_MAX */
 }
 
 /* The TSC now, as ns since the epoch (inline time; the offset is set once at start). */
@@ -86,39 +56,6 @@ static inline void burst_times(const struct pd_app *app, unsigned n, uint64_t *t
 
 	for (unsigned i = 0; i < n; i++)
 		t[i] = now;
-}
-
-/*
- * One filter call: with times when the filter needs them, delays into the histogram;
- * then the span of times (--suggest-window), the sampled keys' verdicts to the live
- * estimate's shadow (docs/estimate.md: its measured cost) and --allow's counts.
- */
-void pd_run_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, uint8_t *v,
-		   unsigned n)
-{
-	const uint64_t *t = w->app->time_src != PD_TIME_NONE ? ts : NULL;
-
-	if (w->app->want_delay) {
-		uint64_t d[PD_APP_BURST];
-
-		pd_filter_burst_hashed_delay(w->filter, h, ts, v, d, n);
-		for (unsigned i = 0; i < n; i++)
-			if (v[i] && d[i] != PD_DELAY_NONE)
-				w->c.delay[delay_bucket(d[i])]++;
-	} else {
-		pd_filter_burst_hashed(w->filter, h, t, v, n);
-	}
-	if (t != NULL && n != 0) { /* the span of times seen (--suggest-window's key rate) */
-		if (!w->t_any || t[0] < w->t_first)
-			w->t_first = t[0];
-		if (!w->t_any || t[n - 1] > w->t_last)
-			w->t_last = t[n - 1];
-		w->t_any = 1;
-	}
-	if (w->est != NULL) /* the filter's own verdicts */
-		pd_estimate_observe(w->est, h, t, v, n);
-	if (w->allow != NULL) /* then --allow N turns the first copies into PD_ALLOWED */
-		pd_allow_apply(w->allow, h, v, n);
 }
 
 void pd_worker_tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)
@@ -160,21 +97,6 @@ static inline const uint8_t *frame_bytes(struct pd_worker *w, struct rte_mbuf *m
 	return rte_pktmbuf_read(m, 0, m->pkt_len, w->scratch);
 }
 
-/* Key of a frame's bytes into buf (cap bytes), its length in *klen; 0 when it has a
- * key. Unparseable frames are counted. */
-int pd_key_of_bytes(struct pd_worker *w, const uint8_t *p, uint32_t len, uint8_t *buf,
-		    size_t cap, size_t *klen, struct pd_key_ip *ip)
-{
-	enum pd_key_reason r = pd_key_extract_ip(&w->app->cfg.key, p, len, buf, cap, klen, ip);
-
-	if (r != PD_KEY_OK) {
-		w->c.reasons[r]++;
-		w->c.unparseable++;
-		return -1;
-	}
-	return 0;
-}
-
 /* Key of one packet into buf, its length in *klen; 0 when it has a key. Unparseable
  * frames are counted. Where the parse found the IP header rides in the mbuf's own
  * fields for a mark, wherever the packet is acted on (a dispatched one too): l2_len,
@@ -187,11 +109,10 @@ static inline int key_of(struct pd_worker *w, struct rte_mbuf *m, uint8_t *buf, 
 	int rc;
 
 	if (p == NULL) {
-		w->c.oversize++;
-		w->c.unparseable++;
+		pd_disp_oversize(w);
 		return -1;
 	}
-	rc = pd_key_of_bytes(w, p, m->pkt_len, buf, PD_APP_KEYBUF_LEN, klen, &ip);
+	rc = pd_disp_key(w, p, m->pkt_len, buf, PD_APP_KEYBUF_LEN, klen, &ip);
 	m->l2_len = ip.offset < 128 ? ip.offset : 0;
 	m->packet_type = ip.offset >= 128 ? 0 : ip.version == 4 ? RTE_PTYPE_L3_IPV4_EXT_UNKNOWN :
 			 ip.version == 6 ? RTE_PTYPE_L3_IPV6_EXT_UNKNOWN : 0;
@@ -239,66 +160,29 @@ static inline void keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsig
 	}
 }
 
-static inline void forward(struct pd_worker *w, struct rte_mbuf *m)
+/* A packet of class @p cls: the disposition step's decision carried out on its mbuf
+ * (PD_NEXT_COPY is replay's --dup-out: never set inline). */
+static inline void act(struct pd_worker *w, struct rte_mbuf *m, unsigned cls)
 {
-	tx_one(w, (uint16_t)w->app->peer[m->port], m);
-}
+	const unsigned next = pd_disp_next(w, cls);
 
-static inline void act_unparseable(struct pd_worker *w, struct rte_mbuf *m)
-{
-	if (w->app->cfg.drop_unparseable) {
-		w->c.dropped++;
+	if (next & PD_NEXT_MARK) /* the headers are in the first segment of any frame a NIC
+				  * or vdev delivers */
+		pd_disp_mark(w, rte_pktmbuf_mtod(m, uint8_t *), m->data_len, ip_of(m));
+	if (next & PD_NEXT_OUT)
+		tx_one(w, (uint16_t)w->app->peer[m->port], m);
+	else if (next & PD_NEXT_DUP)
+		tx_one(w, (uint16_t)w->app->cfg.dup_port, m);
+	else
 		rte_pktmbuf_free(m);
-	} else {
-		forward(w, m);
-	}
 }
 
-static inline void act_duplicate(struct pd_worker *w, struct rte_mbuf *m)
+/* A keyed packet by its verdict: PD_DISTINCT, PD_DUPLICATE or PD_ALLOWED. */
+static inline void act_keyed(struct pd_worker *w, struct rte_mbuf *m, uint8_t v)
 {
-	const struct pd_app_config *c = &w->app->cfg;
-
-	w->c.duplicate++;
-	w->c.port_dup[m->port]++;
-	switch (c->action) {
-	case PD_ACTION_DROP:
-		if (c->dup_port >= 0) {
-			tx_one(w, (uint16_t)c->dup_port, m);
-		} else {
-			w->c.dropped++;
-			rte_pktmbuf_free(m);
-		}
-		return;
-	case PD_ACTION_MARK:
-		/* the headers are in the first segment for any frame a NIC or vdev delivers */
-		if (pd_mark_dscp(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, ip_of(m),
-				 c->mark_dscp) == 0)
-			w->c.marked++;
-		else
-			w->c.unmarkable++;
-		tx_one(w, (uint16_t)(c->dup_port >= 0 ? c->dup_port : w->app->peer[m->port]), m);
-		return;
-	case PD_ACTION_COUNT:
-	default:
-		forward(w, m);
-		return;
-	}
-}
-
-/* A keyed packet, by its verdict: PD_DISTINCT, PD_DUPLICATE or PD_ALLOWED. */
-static inline void act_keyed(struct pd_worker *w, struct rte_mbuf *m, uint8_t dup)
-{
-	if (dup == PD_DUPLICATE) {
-		act_duplicate(w, m);
-	} else if (dup == PD_ALLOWED) { /* a copy --allow passes */
-		w->c.duplicate++;
-		w->c.allowed++;
+	if (v != PD_DISTINCT)
 		w->c.port_dup[m->port]++;
-		forward(w, m);
-	} else {
-		w->c.unique++;
-		forward(w, m);
-	}
+	act(w, m, v);
 }
 
 /* Filter burst over packets this worker owns, then act in order. */
@@ -309,14 +193,14 @@ static void process_owned(struct pd_worker *w, struct rte_mbuf **m, const uint64
 
 	if (n == 0)
 		return;
-	pd_run_filter(w, h, ts, v, n);
+	pd_disp_filter(w, h, ts, v, n);
 	for (unsigned i = 0; i < n; i++)
 		act_keyed(w, m[i], v[i]);
 }
 
 /*
- * A burst whose packets all have a key and all go to the peer port (no duplicate, or
- * --action count): counted once, and the received array sent as it is, after what the
+ * A burst whose packets all have a key and all go to the peer port and nowhere else (no
+ * duplicate, or --action count): the received array sent as it is, after what the
  * peer's buffer already holds (empty unless this worker's other queue sent there in
  * this round, as with --dup-port one of the pair). 1 when it was, 0 when each packet
  * must be acted on. net_pcap, hugepages, flow keys, qhtlru 64 MiB, --action count: 14
@@ -328,18 +212,15 @@ static inline int whole_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsig
 {
 	const uint16_t port = pkts[0]->port; /* one RX queue: one port */
 	const uint16_t peer = (uint16_t)w->app->peer[port];
-	unsigned dups = 0, allowed = 0;
+	unsigned other = 0, dups = 0;
 	uint16_t sent;
 
 	for (unsigned i = 0; i < n; i++) {
+		other |= w->app->next[v[i]] ^ PD_NEXT_OUT; /* pd_disp_next counts nothing then */
 		dups += v[i] != PD_DISTINCT;
-		allowed += v[i] == PD_ALLOWED;
 	}
-	if (dups != allowed && w->app->cfg.action != PD_ACTION_COUNT)
+	if (other != 0)
 		return 0;
-	w->c.unique += n - dups;
-	w->c.duplicate += dups;
-	w->c.allowed += allowed;
 	w->c.port_dup[port] += dups;
 	w->c.tx += rte_eth_tx_buffer_flush(peer, w->txq, w->tx[peer]);
 	sent = rte_eth_tx_burst(peer, w->txq, pkts, (uint16_t)n);
@@ -367,15 +248,14 @@ static void handle_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n
 			ts[nk++] = rxt[i];
 		}
 	}
-	if (nk != 0)
-		pd_run_filter(w, h, ts, v, nk);
+	pd_disp_filter(w, h, ts, v, nk);
 	if (nk == n && whole_burst(w, pkts, n, v))
 		return;
 	for (unsigned i = 0, k = 0; i < n; i++) {
 		if (keyed[i])
 			act_keyed(w, pkts[i], v[k++]);
 		else
-			act_unparseable(w, pkts[i]);
+			act(w, pkts[i], PD_CLASS_KEYLESS);
 	}
 }
 
@@ -410,7 +290,7 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 		unsigned o;
 
 		if (!keyed[i]) {
-			act_unparseable(w, pkts[i]);
+			act(w, pkts[i], PD_CLASS_KEYLESS);
 			continue;
 		}
 		o = pd_owner_of(hi, w->app->nworkers);
@@ -440,8 +320,7 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 		w->c.dispatched_out += q;
 		for (unsigned i = q; i < nout[o]; i++) { /* overload of the owner */
 			w->c.dispatch_full++;
-			w->c.bypassed++;
-			forward(w, out[o][i]);
+			act(w, out[o][i], PD_CLASS_BYPASS);
 		}
 	}
 }
