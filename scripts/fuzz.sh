@@ -40,8 +40,8 @@ for src in "${harnesses[@]}"; do
 		# replay's reader without DPDK (tests/fuzz/app_shim.h stands in for pktdedup.h);
 		# seeds: the first records of each fixture as pcap and as pcapng (editcap), one
 		# with comments and two interfaces, one big-endian, one with simple packet blocks
-		libsrc=(-D_GNU_SOURCE -include tests/fuzz/app_shim.h -Iapp/pktdedup app/pktdedup/replay_in.c
-			-lpcap)
+		libsrc=(-D_GNU_SOURCE -include tests/fuzz/app_shim.h -Iapp/pktdedup
+			app/pktdedup/replay_in{,_pcap,_pcapng}.c -lpcap)
 		for p in pcap/*.pcap; do
 			b=$(basename "$p" .pcap)
 			editcap -F pcap -r "$p" "$seeds/$b.pcap" 1-6

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The formats replay's sinks write (replay_io.h), one file each: what a format does, and
+ * a sink as the formats see it. replay_out.c keeps the registry (rio_out_formats[], by
+ * enum rio_format) and the calls every sink shares.
+ */
+#ifndef PKTDEDUP_REPLAY_OUT_FORMATS_H
+#define PKTDEDUP_REPLAY_OUT_FORMATS_H
+
+#include <pcap/pcap.h>
+#include <stdio.h>
+
+#include "replay_io.h"
+
+struct rio_sink;
+
+/* What a format does. */
+struct rio_out_format {
+	const char *name;
+	int (*open)(struct rio_sink *s, const struct rio_in_info *in); /* 0, or -1 logged */
+	void (*blocks)(struct rio_sink *s, const uint8_t *b, size_t len);
+	void (*frame)(struct rio_sink *s, const struct rio_frame *f); /* a failure: s->bad */
+	FILE *(*file)(struct rio_sink *s); /* the stream under it (a flush) */
+	int (*close)(struct rio_sink *s); /* 0, or -1 with errno */
+};
+
+struct rio_sink {
+	const struct rio_out_format *ops;
+	const char *opt, *path;
+	int nano;
+	int from_pcapng;      /* frames carry their blocks */
+	pcap_dumper_t *dump;  /* pcap */
+	FILE *f;              /* pcapng */
+	int bad;              /* a write failed: errno in err */
+	int err;
+};
+
+extern const struct rio_out_format rio_out_pcap;   /* replay_out_pcap.c */
+extern const struct rio_out_format rio_out_pcapng; /* replay_out_pcapng.c */
+
+#endif
