@@ -115,3 +115,18 @@ lost=$(json "$tmp/unique.json" duplicate)
 [ "$(json "$tmp/unique.json" rx)" -eq 2000000 ] && [ "$lost" -le 2 ] ||
 	fail "2M unique frames: $lost dropped as copies"
 echo "ok: 2,000,000 unique frames, default filter: $lost dropped (budget: 2)"
+
+# Without --seed each run draws its own hash key, and every worker's filter uses it: a
+# small bsbf's false positives (which frames are taken for copies) differ between two
+# runs, and are the same with one --seed given twice.
+python3 "$root/scripts/gen_udp_pcap.py" "$tmp/u20k.pcap" 20000 >/dev/null
+small() { # out [seed option]
+	"$bin" --pcap-in "$tmp/u20k.pcap" --pcap-out "$1" --filter bsbf --fpr 0.25 \
+		--memory 4KB --workers 2 --quiet "${@:2}" >/dev/null 2>&1 || fail "bsbf 4KB: status $?"
+}
+small "$tmp/s1.pcap" && small "$tmp/s2.pcap"
+small "$tmp/s3.pcap" --seed 3 && small "$tmp/s4.pcap" --seed 3
+cmp -s "$tmp/s3.pcap" "$tmp/s4.pcap" || fail "one --seed twice: different outputs"
+! cmp -s "$tmp/s1.pcap" "$tmp/s2.pcap" ||
+	fail "two runs without --seed dropped the same frames: the hash key is not drawn per run"
+echo "ok: without --seed the filters' hash key is drawn per run (two runs differ; one seed twice does not)"

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <xxhash.h>
 
+#include <pktdedup/pd_plan.h>
+
 #include "testutil.h"
 
 #define N_ALL PD_FILTER_COUNT
@@ -152,6 +154,55 @@ static void test_seeds(void **state)
 		pd_filter_destroy(g);
 		pd_filter_destroy(h);
 	}
+	free(k);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/*
+ * A filter made from a plan (pd_filter_create_planned) is the filter pd_filter_create
+ * makes from the plan's input, and holds the plan's parameters as they are: the seed of
+ * the plan, changed after planning, is the one used (nothing is planned again).
+ */
+static void test_planned(void **state)
+{
+	const size_t n = 20000;
+	uint64_t *k = tu_keys(n, 8000, 7);
+	uint8_t *a = malloc(n), *b = malloc(n), *c = malloc(n);
+	struct pd_error err = {0};
+	struct pd_plan plan;
+
+	(void)state;
+	for (unsigned t = 0; t < N_ALL; t++) {
+		struct pd_filter_params p = small((enum pd_filter_type)t, 100);
+		struct pd_filter *f, *g, *h;
+
+		assert_int_equal(pd_plan(&p, &plan, &err), 0);
+		f = pd_filter_create_planned(&plan, &err);
+		g = tu_create(p);
+		assert_non_null(f);
+		assert_memory_equal(pd_filter_params(f), &plan.params, sizeof(plan.params));
+		assert_memory_equal(pd_filter_params(g), &plan.params, sizeof(plan.params));
+		pd_filter_burst_u64(f, k, NULL, a, n);
+		pd_filter_burst_u64(g, k, NULL, b, n);
+		assert_memory_equal(a, b, n);
+		plan.params.seed = 101;
+		h = pd_filter_create_planned(&plan, &err);
+		assert_non_null(h);
+		assert_int_equal(pd_filter_params(h)->seed, 101);
+		pd_filter_burst_u64(h, k, NULL, c, n);
+		if (t != PD_FILTER_EXACT && t != PD_FILTER_LRU && memcmp(a, c, n) == 0)
+			fail_msg("%s: the plan's seed was not used", pd_filter_type_name(t));
+		pd_filter_destroy(f);
+		pd_filter_destroy(g);
+		pd_filter_destroy(h);
+	}
+	assert_null(pd_filter_create_planned(NULL, &err));
+	assert_int_equal(err.code, PD_EINVAL);
+	plan.params.type = PD_FILTER_COUNT;
+	assert_null(pd_filter_create_planned(&plan, &err));
+	assert_int_equal(err.code, PD_EINVAL);
 	free(k);
 	free(a);
 	free(b);
@@ -677,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_burst_equals_single),
 		cmocka_unit_test(test_seeds),
+		cmocka_unit_test(test_planned),
 		cmocka_unit_test(test_invalid_params),
 		cmocka_unit_test(test_unused_params),
 		cmocka_unit_test(test_error_free),

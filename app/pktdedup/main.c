@@ -164,7 +164,7 @@ static int create_filter(void *arg)
 	struct pd_worker *w = arg;
 	struct pd_error err;
 
-	w->filter = pd_filter_create(&pd_app.cfg.filter, &err);
+	w->filter = pd_filter_create_planned(&pd_app.plan, &err); /* main planned it once */
 	if (w->filter == NULL) {
 		PD_LOG(ERR, "worker %u: %s\n", w->idx, err.msg);
 		w->failed = 1;
@@ -313,6 +313,11 @@ static int preflight(void)
 	struct pd_plan *plan = &pd_app.plan;
 	struct pd_error err;
 
+	/* the hash key first: it is part of the plan every worker's filter is made from */
+	if (!c->seed_given && seed_from_getrandom(&c->filter.seed) != 0) {
+		PD_LOG(ERR, "getrandom: %s\n", strerror(errno));
+		return 1;
+	}
 	if (pd_plan(&c->filter, plan, &err) != 0) {
 		PD_LOG(ERR, "%s: filter %s: %s\n", cli_param_option(err.msg),
 			pd_filter_type_name(c->filter.type), err.msg);
@@ -333,10 +338,6 @@ static int preflight(void)
 	}
 	if (pd_app_check_outputs(c) != 0 || pd_snap_lock() != 0)
 		return 1;
-	if (!c->seed_given && seed_from_getrandom(&c->filter.seed) != 0) {
-		PD_LOG(ERR, "getrandom: %s\n", strerror(errno));
-		return 1;
-	}
 	/* time: for a window, and for the exact filter's delays (its histogram) */
 	if (c->filter.window != 0 || c->filter.type == PD_FILTER_EXACT)
 		pd_app.time_src = c->pcap_in != NULL ? PD_TIME_PCAP : PD_TIME_TSC;

@@ -45,17 +45,32 @@ static uint64_t far_bytes(void)
 
 struct pd_filter *pd_filter_create(const struct pd_filter_params *params, struct pd_error *err)
 {
-	struct pd_filter_params p;
-	struct pd_filter *f = NULL;
+	struct pd_plan plan;
 
 	if (params == NULL) {
 		pd_err(err, PD_EINVAL, "params: NULL");
 		return NULL;
 	}
-	if (pd_filter_params_resolve(params, &p, err) != 0)
+	if (pd_plan(params, &plan, err) != 0)
 		return NULL;
+	return pd_filter_create_planned(&plan, err);
+}
 
-	f = pd_filter_desc(p.type)->create(&p, err); /* resolve checked the type */
+struct pd_filter *pd_filter_create_planned(const struct pd_plan *plan, struct pd_error *err)
+{
+	struct pd_filter_params p;
+	struct pd_filter *f = NULL;
+
+	if (plan == NULL) {
+		pd_err(err, PD_EINVAL, "plan: NULL");
+		return NULL;
+	}
+	p = plan->params;
+	if (pd_filter_desc(p.type) == NULL) {
+		pd_err(err, PD_EINVAL, "type: %d is not a filter", (int)p.type);
+		return NULL;
+	}
+	f = pd_filter_desc(p.type)->create(&p, err);
 	if (f == NULL) { /* the variants say what failed; the filter's name goes first */
 		if (err != NULL) {
 			char why[sizeof(err->msg)];

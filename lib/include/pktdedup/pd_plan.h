@@ -72,6 +72,17 @@ struct pd_plan {
 PD_API
 int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_error *err);
 
+/**
+ * Create a filter from a plan pd_plan() made, without planning again: an application
+ * that plans once (to check and report the plan) hands the same plan to each of its
+ * filters. plan->params are taken as they are; pd_filter_create(params) is
+ * pd_plan(params) then this.
+ * @return the filter, or NULL with *err (a NULL plan, a type that is no filter, or what
+ *         the filter's constructor refuses: memory).
+ */
+PD_API
+struct pd_filter *pd_filter_create_planned(const struct pd_plan *plan, struct pd_error *err);
+
 #ifdef __cplusplus
 }
 #endif
