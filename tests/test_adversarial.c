@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "filter_private.h"
+#include "rows.h"
 #include "testutil.h"
 
 #define CRAFTED 300

@@ -285,22 +285,18 @@ static const struct pd_filter_ops ba_ops = {
 
 struct pd_filter *pd_bitarrays_create(const struct pd_filter_params *p, struct pd_error *err)
 {
-	struct ba *b = calloc(1, sizeof(*b));
+	struct ba *b = PD_VARIANT_NEW(struct ba, &ba_ops, err);
 
-	if (b == NULL) {
-		pd_err(err, PD_ENOMEM, "out of memory");
+	if (b == NULL)
 		return NULL;
-	}
-	b->base.ops = &ba_ops;
 	b->type = p->type;
 	b->k = p->k;
 	b->pstar = p->rsbf_pstar;
 	b->swords = p->memory_bytes / sizeof(uint64_t) / b->k;
 	b->s = b->swords * 64;
-	b->bits = pd_alloc_zero(b->k * b->swords * sizeof(uint64_t));
+	b->bits = pd_variant_table(b->k * b->swords * sizeof(uint64_t), err);
 	if (b->bits == NULL) {
 		free(b);
-		pd_err(err, PD_ENOMEM, "cannot allocate %llu bytes", (unsigned long long)p->memory_bytes);
 		return NULL;
 	}
 	b->base.memory_bits = b->s * b->k;

@@ -102,20 +102,15 @@ static const struct pd_filter_ops bloom_ops = {
 
 struct pd_filter *pd_bloom_create(const struct pd_filter_params *p, struct pd_error *err)
 {
-	struct bloom *b = calloc(1, sizeof(*b));
+	struct bloom *b = PD_VARIANT_NEW(struct bloom, &bloom_ops, err);
 
-	if (b == NULL) {
-		pd_err(err, PD_ENOMEM, "out of memory");
+	if (b == NULL)
 		return NULL;
-	}
-	b->base.ops = &bloom_ops;
 	b->k = p->k;
 	b->m = p->memory_bytes / 8 * 64;
-	b->bits = pd_alloc_zero(b->m / 8);
+	b->bits = pd_variant_table(b->m / 8, err);
 	if (b->bits == NULL) {
 		free(b);
-		pd_err(err, PD_ENOMEM, "cannot allocate %llu bytes",
-		       (unsigned long long)p->memory_bytes);
 		return NULL;
 	}
 	b->base.memory_bits = b->m;

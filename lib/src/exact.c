@@ -261,13 +261,10 @@ static const struct pd_filter_ops exact_ops = {
 
 struct pd_filter *pd_exact_create(const struct pd_filter_params *p, struct pd_error *err)
 {
-	struct exact *e = calloc(1, sizeof(*e));
+	struct exact *e = PD_VARIANT_NEW(struct exact, &exact_ops, err);
 
-	if (e == NULL) {
-		pd_err(err, PD_ENOMEM, "out of memory");
+	if (e == NULL)
 		return NULL;
-	}
-	e->base.ops = &exact_ops;
 	e->window = p->window;
 	e->mode = p->window_mode;
 	if (exact_alloc(e, EXACT_INITIAL) != 0) {

@@ -175,27 +175,6 @@ static void burst_chunk(struct pd_filter *f, const uint64_t *h, const uint64_t *
 	f->duplicates += dups;
 }
 
-void pd_filter_burst_hashed(struct pd_filter *f, const uint64_t *hashes, const uint64_t *ts,
-			    uint8_t *verdicts, size_t n)
-{
-	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
-		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
-
-		burst_chunk(f, hashes + i, ts ? ts + i : NULL, verdicts + i, NULL, c);
-	}
-}
-
-void pd_filter_burst_hashed_delay(struct pd_filter *f, const uint64_t *hashes,
-				  const uint64_t *ts, uint8_t *verdicts, uint64_t *delays,
-				  size_t n)
-{
-	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
-		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
-
-		burst_chunk(f, hashes + i, ts ? ts + i : NULL, verdicts + i, delays + i, c);
-	}
-}
-
 int pd_filter_reports_delay(const struct pd_filter *f)
 {
 	return f->ops->burst_delay != NULL;
@@ -233,30 +212,6 @@ static inline void hash_u64(const struct pd_filter *f, const uint64_t *keys, uin
 	}
 }
 
-void pd_filter_burst_u64(struct pd_filter *f, const uint64_t *keys, const uint64_t *ts,
-			 uint8_t *verdicts, size_t n)
-{
-	uint64_t h[PD_BURST_MAX];
-	const prefetch_fn pf = early_prefetch(f);
-
-	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
-		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
-
-		hash_u64(f, keys + i, h, c, pf);
-		burst_chunk(f, h, ts ? ts + i : NULL, verdicts + i, NULL, c);
-	}
-}
-
-void pd_filter_stage_u64(const struct pd_filter *f, const uint64_t *keys, uint64_t *hashes,
-			 size_t n)
-{
-	const prefetch_fn pf = early_prefetch(f);
-
-	for (size_t i = 0; i < n; i += PD_BURST_MAX)
-		hash_u64(f, keys + i, hashes + i,
-			 (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX), pf);
-}
-
 /* Keyed hashes of c <= PD_BURST_MAX byte-string keys into h, each prefetched (pf). */
 static inline void hash_keys(const struct pd_filter *f, const void *const *keys,
 			     const uint32_t *lens, uint64_t *h, unsigned c, prefetch_fn pf)
@@ -268,26 +223,91 @@ static inline void hash_keys(const struct pd_filter *f, const void *const *keys,
 	}
 }
 
+/* What a burst call starts from: its hashes, 8-byte keys, or byte strings. */
+enum source { HASHES, U64, BYTES };
+
+/* The keys of a call in chunks of PD_BURST_MAX: the length of the chunk at i. */
+static inline unsigned chunk_len(size_t n, size_t i)
+{
+	return (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
+}
+
+/* The hashes of keys [i, i + c) of a call: the caller's, or its keys hashed into dst,
+ * each key's state prefetched early (pf) when it is far. */
+static inline __attribute__((always_inline)) const uint64_t *
+chunk_hashes(const struct pd_filter *f, enum source src, const void *in, const uint32_t *lens,
+	     size_t i, unsigned c, uint64_t *dst, prefetch_fn pf)
+{
+	if (src == HASHES)
+		return (const uint64_t *)in + i;
+	if (src == U64)
+		hash_u64(f, (const uint64_t *)in + i, dst, c, pf);
+	else
+		hash_keys(f, (const void *const *)in + i, lens + i, dst, c, pf);
+	return dst;
+}
+
+/* Every burst call: chunk by chunk, its hashes, then the chunk run (delays into d when
+ * given). Inlined into each call below with its constants: each is the loop it was. */
+static inline __attribute__((always_inline)) void
+bursts(struct pd_filter *f, enum source src, const void *in, const uint32_t *lens,
+       const uint64_t *ts, uint8_t *v, uint64_t *d, size_t n)
+{
+	uint64_t buf[PD_BURST_MAX];
+	const prefetch_fn pf = src != HASHES ? early_prefetch(f) : NULL;
+
+	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
+		const unsigned c = chunk_len(n, i);
+
+		burst_chunk(f, chunk_hashes(f, src, in, lens, i, c, buf, pf), ts ? ts + i : NULL,
+			    v + i, d ? d + i : NULL, c);
+	}
+}
+
+/* Every stage call: the hashes into out, chunk by chunk (prefetched as they come). */
+static inline __attribute__((always_inline)) void
+stages(const struct pd_filter *f, enum source src, const void *in, const uint32_t *lens,
+       uint64_t *out, size_t n)
+{
+	const prefetch_fn pf = early_prefetch(f);
+
+	for (size_t i = 0; i < n; i += PD_BURST_MAX)
+		chunk_hashes(f, src, in, lens, i, chunk_len(n, i), out + i, pf);
+}
+
+void pd_filter_burst_hashed(struct pd_filter *f, const uint64_t *hashes, const uint64_t *ts,
+			    uint8_t *verdicts, size_t n)
+{
+	bursts(f, HASHES, hashes, NULL, ts, verdicts, NULL, n);
+}
+
+void pd_filter_burst_hashed_delay(struct pd_filter *f, const uint64_t *hashes,
+				  const uint64_t *ts, uint8_t *verdicts, uint64_t *delays,
+				  size_t n)
+{
+	bursts(f, HASHES, hashes, NULL, ts, verdicts, delays, n);
+}
+
+void pd_filter_burst_u64(struct pd_filter *f, const uint64_t *keys, const uint64_t *ts,
+			 uint8_t *verdicts, size_t n)
+{
+	bursts(f, U64, keys, NULL, ts, verdicts, NULL, n);
+}
+
+void pd_filter_stage_u64(const struct pd_filter *f, const uint64_t *keys, uint64_t *hashes,
+			 size_t n)
+{
+	stages(f, U64, keys, NULL, hashes, n);
+}
+
 void pd_filter_burst(struct pd_filter *f, const void *const *keys, const uint32_t *lens,
 		     const uint64_t *ts, uint8_t *verdicts, size_t n)
 {
-	uint64_t h[PD_BURST_MAX];
-	const prefetch_fn pf = early_prefetch(f);
-
-	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
-		unsigned c = (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX);
-
-		hash_keys(f, keys + i, lens + i, h, c, pf);
-		burst_chunk(f, h, ts ? ts + i : NULL, verdicts + i, NULL, c);
-	}
+	bursts(f, BYTES, keys, lens, ts, verdicts, NULL, n);
 }
 
 void pd_filter_stage(const struct pd_filter *f, const void *const *keys, const uint32_t *lens,
 		     uint64_t *hashes, size_t n)
 {
-	const prefetch_fn pf = early_prefetch(f);
-
-	for (size_t i = 0; i < n; i += PD_BURST_MAX)
-		hash_keys(f, keys + i, lens + i, hashes + i,
-			  (unsigned)(n - i < PD_BURST_MAX ? n - i : PD_BURST_MAX), pf);
+	stages(f, BYTES, keys, lens, hashes, n);
 }

@@ -2,10 +2,12 @@
 /*
  * Private interface of the library's layers, bottom to top, none calling a layer above
  * it (scripts/check_layers.py):
- *   util.c, names.c        errors, table memory, PRNG seeding, window units; the names
+ *   util.c, names.c        errors, table memory, a variant's start (PD_VARIANT_NEW), PRNG
+ *                          seeding, window units; the names
+ *   rows.h                 the qht family's row geometry and SIMD lane tables
  *   the variants           sbf.c, bitarrays.c, qht.c, qhtlru.c, qqhtdw.c, bloom.c, lru.c,
  *                          timerbf.c, exact.c (and estimate.c, allow.c beside them)
- *   plan.c                 each family's planner (reads row geometry from qht.c, qqhtdw.c)
+ *   plan.c                 each family's planner (row geometry from rows.h)
  *   filters.c              the registry: one line per filter
  *   planner.c, filter.c    pd_plan's checks and dispatch; the front (validation, hashing,
  *                          chunking, stats)
@@ -154,30 +156,6 @@ struct pd_filter *pd_qhtlru_create(const struct pd_filter_params *p, struct pd_e
 struct pd_filter *pd_qhtlru_create_rows(const struct pd_filter_params *p, bool lru,
 					struct pd_error *err);
 
-/* Windowed rows (qqhtdw.c): most buckets per row for fingerprint bits f: 14 up to 26 bits
- * (4-byte entries), 7 up to 32 (8-byte entries); 0 otherwise. */
-unsigned pd_rowage_max_b(unsigned f);
-/* ... and the bits of each entry's age: 32 - f (4-byte entries) or 64 - f. */
-unsigned pd_rowage_age_bits(unsigned f);
-
-/*
- * Packed rows read 8 lanes at a time (qhtlru.c, qht.c: AVX-512): lane i of f bits at bit
- * i*f of a 512-bit row is dwords idx[i / 8][2 (i % 8)] and idx[i / 8][2 (i % 8) + 1] of it
- * (d = bit / 32 and d + 1, or d again when d is the last: the lane ends within it) shifted
- * right by sh[i / 8][i % 8] = bit % 32. Lanes past b read bit 0 (masked off by the caller).
- */
-static inline void pd_lane_tables8(unsigned b, unsigned f, uint32_t idx[8][16],
-				   uint64_t sh[8][8])
-{
-	for (unsigned i = 0; i < 64; i++) {
-		const unsigned bit = i < b ? i * f : 0, d = bit >> 5;
-
-		idx[i / 8][2 * (i % 8)] = d;
-		idx[i / 8][2 * (i % 8) + 1] = d + 1 < 16 ? d + 1 : 15;
-		sh[i / 8][i % 8] = bit & 31;
-	}
-}
-
 /*
  * Windows kept in coarse units (timerbf, windowed qqhtd and qhtlru): the smallest shift s with
  * (W >> s) < 2^(bits-1), and the largest gap in units that is still a match: W itself
@@ -186,9 +164,19 @@ static inline void pd_lane_tables8(unsigned b, unsigned f, uint32_t idx[8][16],
 unsigned pd_window_shift(uint64_t window, unsigned bits);
 uint64_t pd_window_units(uint64_t window, unsigned shift);
 
-/* Packed qht rows of b * f bits in a 64-byte line: floor(512 / (b*f)), 0 when b*f > 512
- * (qht.c). */
-unsigned pd_qht_rows_per_line(unsigned b, unsigned f);
+
+/*
+ * The start of every variant's constructor (util.c): PD_VARIANT_NEW gives its struct T
+ * (whose first member is its struct pd_filter, base) zeroed on cache lines of its own,
+ * ops set, or NULL with PD_ENOMEM; pd_variant_table its state of @p bytes, zeroed
+ * (pd_alloc_zero: free it with pd_free), or NULL with PD_ENOMEM naming the bytes. Either
+ * is freed with free().
+ */
+void *pd_variant_new(size_t size, const struct pd_filter_ops *ops, struct pd_error *err);
+#define PD_VARIANT_NEW(T, ops, err) \
+	((T *)pd_variant_new(sizeof(T) + 0 * sizeof(char[offsetof(T, base) == 0 ? 1 : -1]), \
+			     (ops), (err)))
+void *pd_variant_table(size_t bytes, struct pd_error *err);
 
 /* Error helper: sets code and a printf-style message; returns -1. */
 int pd_err(struct pd_error *err, int code, const char *fmt, ...)

@@ -359,14 +359,11 @@ static const struct pd_filter_ops lru_ops = {
 
 struct pd_filter *pd_lru_create(const struct pd_filter_params *p, struct pd_error *err)
 {
-	struct lru *l = calloc(1, sizeof(*l));
+	struct lru *l = PD_VARIANT_NEW(struct lru, &lru_ops, err);
 	uint64_t size = 2;
 
-	if (l == NULL) {
-		pd_err(err, PD_ENOMEM, "out of memory");
+	if (l == NULL)
 		return NULL;
-	}
-	l->base.ops = &lru_ops;
 	l->cap = (uint32_t)(p->memory_bytes / sizeof(uint64_t));
 	l->fp = p->type == PD_FILTER_FPBUFFERING;
 	l->q = p->fpbuf_q;

@@ -14,6 +14,7 @@
 #include <pktdedup/pd_plan.h>
 
 #include "filter_private.h"
+#include "rows.h"
 #include "plan_private.h"
 
 

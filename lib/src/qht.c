@@ -49,6 +49,7 @@
 #endif
 
 #include "filter_private.h"
+#include "rows.h"
 #include "qhtlru_private.h"
 
 #define QHT_LINE_WORDS 8
@@ -608,11 +609,6 @@ int pd_qht_set_simd(struct pd_filter *f, bool on)
 	return -1;
 }
 
-unsigned pd_qht_rows_per_line(unsigned b, unsigned f)
-{
-	return b * f <= 512 && b * f > 0 ? 512 / (b * f) : 0;
-}
-
 struct pd_filter *pd_qht_create(const struct pd_filter_params *p, struct pd_error *err)
 {
 	struct qht *q;
@@ -622,14 +618,9 @@ struct pd_filter *pd_qht_create(const struct pd_filter_params *p, struct pd_erro
 	 * multi-word SWAR below (b = 20, f = 25, 64 MiB: 15 against 45-66 ns/key) */
 	if (p->type == PD_FILTER_QQHTD && pd_qht_rows_per_line(p->qht_b, p->qht_f) == 1)
 		return pd_qhtlru_create_rows(p, false, err);
-	q = aligned_alloc(PD_CACHE_LINE,
-			  (sizeof(*q) + PD_CACHE_LINE - 1) & ~(size_t)(PD_CACHE_LINE - 1));
-	if (q == NULL) {
-		pd_err(err, PD_ENOMEM, "out of memory");
+	q = PD_VARIANT_NEW(struct qht, &qht_ops, err);
+	if (q == NULL)
 		return NULL;
-	}
-	memset(q, 0, sizeof(*q));
-	q->base.ops = &qht_ops;
 	q->type = p->type;
 	q->b = p->qht_b;
 	q->f = p->qht_f;
@@ -651,10 +642,9 @@ struct pd_filter *pd_qht_create(const struct pd_filter_params *p, struct pd_erro
 	qht_tables(q);
 	(void)pd_qht_set_simd(&q->base, true); /* where the CPU has it */
 	q->nlines = p->memory_bytes / PD_CACHE_LINE;
-	q->lines = pd_alloc_zero(q->nlines * PD_CACHE_LINE);
+	q->lines = pd_variant_table(q->nlines * PD_CACHE_LINE, err);
 	if (q->lines == NULL) {
 		free(q);
-		pd_err(err, PD_ENOMEM, "cannot allocate %llu bytes", (unsigned long long)p->memory_bytes);
 		return NULL;
 	}
 	q->base.memory_bits = q->nlines * q->rpl * q->bf;

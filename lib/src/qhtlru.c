@@ -33,6 +33,7 @@
 #endif
 
 #include "filter_private.h"
+#include "rows.h"
 #include "qhtlru_private.h"
 
 #define QL_ROW 64
@@ -689,25 +690,18 @@ struct pd_filter *pd_qhtlru_create(const struct pd_filter_params *p, struct pd_e
 struct pd_filter *pd_qhtlru_create_rows(const struct pd_filter_params *p, bool lru,
 					struct pd_error *err)
 {
-	struct qhtlru *q = aligned_alloc(PD_CACHE_LINE,
-					 (sizeof(*q) + PD_CACHE_LINE - 1) & ~(size_t)(PD_CACHE_LINE - 1));
+	struct qhtlru *q = PD_VARIANT_NEW(struct qhtlru, &ql_ops, err);
 
-	if (q == NULL) {
-		pd_err(err, PD_ENOMEM, "out of memory");
+	if (q == NULL)
 		return NULL;
-	}
-	memset(q, 0, sizeof(*q));
-	q->base.ops = &ql_ops;
 	q->movable = lru ? ~0ULL : 0;
 	q->b = p->qht_b;
 	q->f = p->qht_f;
 	q->fpmax = (1ULL << q->f) - 1;
 	q->n = p->memory_bytes / QL_ROW;
-	q->rows = pd_alloc_zero(q->n * QL_ROW);
+	q->rows = pd_variant_table(q->n * QL_ROW, err);
 	if (q->rows == NULL) {
 		free(q);
-		pd_err(err, PD_ENOMEM, "cannot allocate %llu bytes",
-		       (unsigned long long)(p->memory_bytes / QL_ROW * QL_ROW));
 		return NULL;
 	}
 	ql_tables(q);

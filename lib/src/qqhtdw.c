@@ -57,6 +57,7 @@
 #endif
 
 #include "filter_private.h"
+#include "rows.h"
 
 #define QW_ROW 64
 
@@ -524,26 +525,13 @@ static const struct pd_filter_ops qw_ops = {
 	.state_name = "fraction of live buckets",
 };
 
-unsigned pd_rowage_max_b(unsigned f)
-{
-	return f >= 1 && f <= 26 ? 14 : f <= 32 ? 7 : 0;
-}
-
-unsigned pd_rowage_age_bits(unsigned f)
-{
-	return (f <= 26 ? 32 : 64) - f;
-}
-
 struct pd_filter *pd_qqhtdw_create(const struct pd_filter_params *p, struct pd_error *err)
 {
-	struct qw *q = calloc(1, sizeof(*q));
+	struct qw *q = PD_VARIANT_NEW(struct qw, &qw_ops, err);
 	const unsigned esz = p->qht_f <= 26 ? 4 : 8, abits = pd_rowage_age_bits(p->qht_f);
 
-	if (q == NULL) {
-		pd_err(err, PD_ENOMEM, "out of memory");
+	if (q == NULL)
 		return NULL;
-	}
-	q->base.ops = &qw_ops;
 	q->b = p->qht_b;
 	q->f = p->qht_f;
 	q->esz = esz;
@@ -562,10 +550,9 @@ struct pd_filter *pd_qqhtdw_create(const struct pd_filter_params *p, struct pd_e
 	q->w_units = pd_window_units(p->window, q->shift);
 	q->mode = p->window_mode;
 	q->n = p->memory_bytes / QW_ROW;
-	q->rows = pd_alloc_zero(q->n * QW_ROW);
+	q->rows = pd_variant_table(q->n * QW_ROW, err);
 	if (q->rows == NULL) {
 		free(q);
-		pd_err(err, PD_ENOMEM, "cannot allocate %llu bytes", (unsigned long long)p->memory_bytes);
 		return NULL;
 	}
 	q->base.memory_bits = q->n * QW_ROW * 8;

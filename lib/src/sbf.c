@@ -289,13 +289,10 @@ static const struct pd_filter_ops sbf_ops = {
 
 struct pd_filter *pd_sbf_create(const struct pd_filter_params *p, struct pd_error *err)
 {
-	struct sbf *s = calloc(1, sizeof(*s));
+	struct sbf *s = PD_VARIANT_NEW(struct sbf, &sbf_ops, err);
 
-	if (s == NULL) {
-		pd_err(err, PD_ENOMEM, "out of memory");
+	if (s == NULL)
 		return NULL;
-	}
-	s->base.ops = &sbf_ops;
 	s->max = p->sbf_max;
 	s->d = 0;
 	while ((1ULL << s->d) - 1 < s->max)
@@ -310,11 +307,9 @@ struct pd_filter *pd_sbf_create(const struct pd_filter_params *p, struct pd_erro
 	s->P = p->sbf_p;
 	for (unsigned i = 0; i < s->cpw; i++)
 		s->span[i] = (i + (s->P > 0 ? s->P - 1ULL : 0)) / s->cpw;
-	s->w = pd_alloc_zero(s->nwords * sizeof(uint64_t));
+	s->w = pd_variant_table(s->nwords * sizeof(uint64_t), err);
 	if (s->w == NULL) {
 		free(s);
-		pd_err(err, PD_ENOMEM, "cannot allocate %llu bytes",
-		       (unsigned long long)p->memory_bytes);
 		return NULL;
 	}
 	s->base.memory_bits = s->m * s->d;

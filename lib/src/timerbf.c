@@ -255,24 +255,19 @@ static const struct pd_filter_ops tbf_ops = {
 
 struct pd_filter *pd_timerbf_create(const struct pd_filter_params *p, struct pd_error *err)
 {
-	struct timerbf *t = calloc(1, sizeof(*t));
+	struct timerbf *t = PD_VARIANT_NEW(struct timerbf, &tbf_ops, err);
 
-	if (t == NULL) {
-		pd_err(err, PD_ENOMEM, "out of memory");
+	if (t == NULL)
 		return NULL;
-	}
-	t->base.ops = &tbf_ops;
 	t->k = p->k;
 	t->kprime = p->equal_timers;
 	t->mode = p->window_mode;
 	t->shift = pd_window_shift(p->window, TBF_UNIT_BITS);
 	t->w_units = pd_window_units(p->window, t->shift);
 	t->m = p->memory_bytes / sizeof(uint32_t);
-	t->cell = pd_alloc_zero(t->m * sizeof(uint32_t));
+	t->cell = pd_variant_table(t->m * sizeof(uint32_t), err);
 	if (t->cell == NULL) {
 		free(t);
-		pd_err(err, PD_ENOMEM, "cannot allocate %llu bytes",
-		       (unsigned long long)p->memory_bytes);
 		return NULL;
 	}
 	t->base.memory_bits = t->m * 32;

@@ -27,6 +27,29 @@ int pd_err(struct pd_error *err, int code, const char *fmt, ...)
 
 #define PD_HUGE_PAGE (2u << 20)
 
+void *pd_variant_new(size_t size, const struct pd_filter_ops *ops, struct pd_error *err)
+{
+	const size_t bytes = (size + PD_CACHE_LINE - 1) & ~(size_t)(PD_CACHE_LINE - 1);
+	struct pd_filter *f = aligned_alloc(PD_CACHE_LINE, bytes);
+
+	if (f == NULL) {
+		pd_err(err, PD_ENOMEM, "out of memory");
+		return NULL;
+	}
+	memset(f, 0, bytes);
+	f->ops = ops;
+	return f;
+}
+
+void *pd_variant_table(size_t bytes, struct pd_error *err)
+{
+	void *t = pd_alloc_zero(bytes);
+
+	if (t == NULL)
+		pd_err(err, PD_ENOMEM, "cannot allocate %llu bytes", (unsigned long long)bytes);
+	return t;
+}
+
 void *pd_alloc_zero(size_t size)
 {
 	void *p = NULL;
