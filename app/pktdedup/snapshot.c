@@ -257,8 +257,9 @@ int pd_snap_prepare(void)
 	if (pd_snapshot_params(loaded, 0, &p, &err) == 0) {
 		if (option_differs(&p, why, sizeof(why)))
 			return refuse(why);
-		if (!c->seed_given)
-			c->filter.seed = p.seed; /* the hash secret carries over */
+		if (!c->seed_given) /* the hash secret carries over, into the plan the
+				     * workers' filters are made from */
+			c->filter.seed = pd_app.plan.params.seed = p.seed;
 	}
 	return 0;
 }
