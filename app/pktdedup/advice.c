@@ -15,23 +15,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <rte_telemetry.h>
-
 #include "../common/json.h"
 #include "pktdedup.h"
 
 #define PD_ADVICE_FNR 1e-4
 
-struct advice {
-	double share;
-	uint64_t window_ns;  /* 0: beyond the last bound (more than 10 s) */
-	uint64_t keys;       /* new keys a window holds, per worker */
-	uint64_t memory;     /* 0: none up to 64 GiB */
-	double fnr, fpr;     /* the plan's predictions at that memory */
-};
-
-static const double shares[] = {0.99, 0.999, 1.0};
-#define NSHARES (sizeof(shares) / sizeof(shares[0]))
+static const double shares[PD_ADVICE_SHARES] = {0.99, 0.999, 1.0};
+#define NSHARES PD_ADVICE_SHARES
 
 /* The run's times and counts: 0 when there is nothing to advise on. */
 static int measure(uint64_t *copies, double *keys_per_ns, uint64_t counts[PD_DELAY_BUCKETS])
@@ -54,7 +44,7 @@ static int measure(uint64_t *copies, double *keys_per_ns, uint64_t counts[PD_DEL
 	return *copies != 0 && *keys_per_ns > 0;
 }
 
-static void advise(struct advice *a, double share, const uint64_t *counts, uint64_t copies,
+static void advise(struct pd_advice *a, double share, const uint64_t *counts, uint64_t copies,
 		   double keys_per_ns)
 {
 	uint64_t cum = 0;
@@ -94,7 +84,7 @@ static void advise(struct advice *a, double share, const uint64_t *counts, uint6
 }
 
 /* The advice for every share; returns the copies measured (0: nothing to advise on). */
-static uint64_t advice_all(struct advice a[NSHARES], double *keys_per_ns)
+uint64_t pd_advice_all(struct pd_advice a[PD_ADVICE_SHARES], double *keys_per_ns)
 {
 	uint64_t counts[PD_DELAY_BUCKETS], copies;
 
@@ -117,13 +107,13 @@ static void fmt_bytes(char *s, size_t n, uint64_t b)
 
 void pd_advice_print(FILE *out)
 {
-	struct advice adv[NSHARES];
+	struct pd_advice adv[NSHARES];
 	uint64_t copies;
 	double kpn;
 
 	if (!pd_app.cfg.suggest_window)
 		return;
-	copies = advice_all(adv, &kpn);
+	copies = pd_advice_all(adv, &kpn);
 	if (copies == 0) {
 		fprintf(out, "pktdedup: window advice: no copy's delay was measured\n");
 		return;
@@ -133,7 +123,7 @@ void pd_advice_print(FILE *out)
 		" within the window missed:\n", copies, kpn * 1e9, pd_app.cfg.filter.target_fpr,
 		PD_ADVICE_FNR);
 	for (unsigned i = 0; i < NSHARES; i++) {
-		const struct advice a = adv[i];
+		const struct pd_advice a = adv[i];
 		char w[16], m[16];
 
 		if (a.window_ns == 0) {
@@ -157,18 +147,18 @@ void pd_advice_print(FILE *out)
 
 void pd_advice_json(struct json *j)
 {
-	struct advice adv[NSHARES];
+	struct pd_advice adv[NSHARES];
 	double kpn;
 
 	if (!pd_app.cfg.suggest_window)
 		return;
-	if (advice_all(adv, &kpn) == 0) {
+	if (pd_advice_all(adv, &kpn) == 0) {
 		json_null(j, "window_advice");
 		return;
 	}
 	json_open(j, "window_advice", '[', 0);
 	for (unsigned i = 0; i < NSHARES; i++) {
-		const struct advice a = adv[i];
+		const struct pd_advice a = adv[i];
 
 		json_open(j, NULL, '{', 1);
 		json_f64(j, "share", "%g", a.share);
@@ -180,42 +170,4 @@ void pd_advice_json(struct json *j)
 		json_close(j);
 	}
 	json_close(j);
-}
-
-/* /pktdedup/window_advice, on demand while running: {"99": {"window_ns": .., ...}, ...}
- * (empty without delays). */
-static int tel_advice(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct advice adv[NSHARES];
-	double kpn;
-
-	(void)cmd;
-	(void)params;
-	rte_tel_data_start_dict(d);
-	if (!pd_app.want_delay || advice_all(adv, &kpn) == 0)
-		return 0;
-	for (unsigned i = 0; i < NSHARES; i++) {
-		struct rte_tel_data *c = rte_tel_data_alloc();
-		const struct advice a = adv[i];
-		char name[32];
-
-		if (c == NULL)
-			return -1;
-		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_u64(c, "window_ns", a.window_ns);
-		rte_tel_data_add_dict_u64(c, "keys_per_window_per_worker", a.keys);
-		rte_tel_data_add_dict_u64(c, "memory_per_worker", a.memory);
-		snprintf(name, sizeof(name), "share_%g", shares[i] * 100); /* share_99.9 */
-		for (char *q = name; *q != '\0'; q++)
-			*q = *q == '.' ? '_' : *q; /* telemetry's names: letters, digits, _ */
-		if (rte_tel_data_add_dict_container(d, name, c, 0) != 0)
-			rte_tel_data_free(c);
-	}
-	return 0;
-}
-
-void pd_advice_telemetry(void)
-{
-	rte_telemetry_register_cmd("/pktdedup/window_advice", tel_advice,
-				   "windows catching 99%, 99.9% and all copies, with their memory");
 }

@@ -3,28 +3,18 @@
  * The live error estimate over the workers (docs/estimate.md): each worker's shadow
  * (lib's pd_estimate) counts its sampled keys per level; the workers' counts are added
  * at the highest sampling level any of them reached, so that every worker contributes
- * the same share of its keys. Written into the periodic line, the JSON summary and
- * telemetry's /pktdedup/stats; read while the workers run (counters may be one burst
+ * the same share of its keys. Written into the periodic line and the JSON summary, and
+ * read by telemetry's /pktdedup/stats (pd_estimate_view); read while the workers run (counters may be one burst
  * apart, as the others).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <rte_telemetry.h>
-
 #include "../common/json.h"
 #include "pktdedup.h"
 
-struct est_view {
-	unsigned level;
-	struct pd_estimate_counts c; /* summed over the workers */
-	uint64_t unique, copies, keys, bytes;
-	struct pd_estimate_rates r;
-};
-
-/* 0 when the estimate is off. */
-static int est_view(struct est_view *v)
+int pd_estimate_view(struct pd_est_view *v)
 {
 	const struct pd_estimate *est[PD_APP_MAX_WORKERS];
 
@@ -46,18 +36,18 @@ static int est_view(struct est_view *v)
 
 void pd_estimate_line(FILE *out)
 {
-	struct est_view v;
+	struct pd_est_view v;
 
-	if (est_view(&v))
+	if (pd_estimate_view(&v))
 		fprintf(out, " est_fpr %.3g [%.3g,%.3g] est_fnr %.3g [%.3g,%.3g]", v.r.fpr,
 			v.r.fpr_lo, v.r.fpr_hi, v.r.fnr, v.r.fnr_lo, v.r.fnr_hi);
 }
 
 void pd_estimate_summary(FILE *out)
 {
-	struct est_view v;
+	struct pd_est_view v;
 
-	if (!est_view(&v))
+	if (!pd_estimate_view(&v))
 		return;
 	fprintf(out, "pktdedup: estimate from 1/%" PRIu64 " of the keys (%" PRIu64 " unique, %"
 		PRIu64 " copies checked): FPR %.3g (95%%: %.3g-%.3g), FNR %.3g (95%%: %.3g-%.3g)\n",
@@ -67,9 +57,9 @@ void pd_estimate_summary(FILE *out)
 
 void pd_estimate_json(struct json *j)
 {
-	struct est_view v;
+	struct pd_est_view v;
 
-	if (!est_view(&v)) {
+	if (!pd_estimate_view(&v)) {
 		json_null(j, "estimate");
 		return;
 	}
@@ -94,21 +84,4 @@ void pd_estimate_json(struct json *j)
 	json_u64(j, "memory_bytes", v.bytes);
 	json_close(j);
 	json_close(j);
-}
-
-void pd_estimate_telemetry(struct rte_tel_data *d)
-{
-	struct est_view v;
-
-	if (!est_view(&v))
-		return;
-	pd_tel_add_real(d, "est_fpr", v.r.fpr);
-	pd_tel_add_real(d, "est_fpr_lo", v.r.fpr_lo);
-	pd_tel_add_real(d, "est_fpr_hi", v.r.fpr_hi);
-	pd_tel_add_real(d, "est_fnr", v.r.fnr);
-	pd_tel_add_real(d, "est_fnr_lo", v.r.fnr_lo);
-	pd_tel_add_real(d, "est_fnr_hi", v.r.fnr_hi);
-	rte_tel_data_add_dict_u64(d, "est_unique", v.unique);
-	rte_tel_data_add_dict_u64(d, "est_copies", v.copies);
-	rte_tel_data_add_dict_u64(d, "est_rate_log2", v.level);
 }

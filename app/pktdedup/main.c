@@ -557,7 +557,6 @@ int main(int argc, char **argv)
 		status = 1;
 	if (status == 0) {
 		print_start();
-		pd_stats_telemetry();
 		pd_telemetry_register();
 		pd_stats_start();
 		t0 = pd_now_s();

@@ -259,25 +259,41 @@ void pd_stats_summary(double secs);
 /* The JSON summary (@p tx_to: where forwarded packets went): 0, or -1 and a message. */
 int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const char *tx_to);
 int pd_stats_accounted(void); /* rx = tx + dropped + tx_failed */
-void pd_stats_telemetry(void); /* /pktdedup/stats */
 
 /* advice.c: --suggest-window, from the delay histogram and the planner */
 struct json;
 void pd_advice_print(FILE *out);
 void pd_advice_json(struct json *j); /* "window_advice": [...] */
-void pd_advice_telemetry(void);      /* /pktdedup/window_advice */
+/* The window that catches each share of the copies measured (99%, 99.9%, all), and the
+ * memory per worker it needs. */
+#define PD_ADVICE_SHARES 3
+struct pd_advice {
+	double share;
+	uint64_t window_ns;  /* 0: beyond the last bound (more than 10 s) */
+	uint64_t keys;       /* new keys a window holds, per worker */
+	uint64_t memory;     /* 0: none up to 64 GiB */
+	double fnr, fpr;     /* the plan's predictions at that memory */
+};
+/* The copies measured (0: nothing to advise on, a[] untouched), the advice in a[], and
+ * the run's new keys per ns per worker in *keys_per_ns. */
+uint64_t pd_advice_all(struct pd_advice a[PD_ADVICE_SHARES], double *keys_per_ns);
 
-/* telemetry.c */
-struct rte_tel_data;
-void pd_telemetry_register(void); /* /pktdedup/workers, ports, config, delays */
-void pd_tel_add_real(struct rte_tel_data *d, const char *name, double v); /* as "%g" */
+/* telemetry.c: every /pktdedup/ endpoint of rte_telemetry */
+void pd_telemetry_register(void);
 
 /* estimate.c: the live error estimate, over the workers (nothing when off) */
 struct json;
 void pd_estimate_line(FILE *out);     /* the periodic line's est_fpr, est_fnr fields */
 void pd_estimate_summary(FILE *out);  /* the summary's estimate line */
 void pd_estimate_json(struct json *j); /* "estimate": {...} or null */
-void pd_estimate_telemetry(struct rte_tel_data *d); /* est_* fields of /pktdedup/stats */
+/* The estimate summed over the workers, at the highest sampling level any reached. */
+struct pd_est_view {
+	unsigned level;
+	struct pd_estimate_counts c; /* summed over the workers */
+	uint64_t unique, copies, keys, bytes;
+	struct pd_estimate_rates r;
+};
+int pd_estimate_view(struct pd_est_view *v); /* 0 when the estimate is off */
 
 /* snapshot.c */
 int pd_snap_lock(void); /* before EAL: the run's lock, stale temporary files removed */
@@ -335,6 +351,9 @@ void pd_ports_close(const uint16_t *ports, unsigned n); /* once; the PMDs free m
 
 /* port_loss.c: a port's counters now (any thread) */
 void pd_port_loss_read(uint16_t port, struct pd_port_loss *l);
+/* Packets every port lost before pktdedup saw them, read now (or as read at the stop,
+ * once the ports may be closed); *ibytes: the bytes they received. */
+uint64_t pd_ports_lost_now(uint64_t *ibytes);
 
 /* replay.c: offline dedup of a capture read with libpcap, written in input order */
 int pd_replay_open(void);  /* the input; 0, or -1 (-2: a bad --bpf) and a message */

@@ -77,3 +77,22 @@ void pd_port_loss_read(uint16_t port, struct pd_port_loss *l)
 	l->kernel_drops = __atomic_load_n(&kernel_drops[port], __ATOMIC_RELAXED);
 	l->lost = l->imissed + l->rx_nombuf + l->ierrors + l->kernel_drops;
 }
+
+/* Packets the ports lost before pktdedup saw them, over every port, read now (or as read
+ * at the stop, once the ports may be closed: the last periodic line); *ibytes: the bytes
+ * they received. */
+uint64_t pd_ports_lost_now(uint64_t *ibytes)
+{
+	uint64_t lost = 0;
+
+	*ibytes = 0;
+	for (unsigned p = 0; p < pd_app.nports; p++) {
+		struct pd_port_loss l = pd_app.port_loss[p];
+
+		if (!pd_app.port_loss_final)
+			pd_port_loss_read(pd_app.port_id[p], &l);
+		lost += l.lost;
+		*ibytes += l.ibytes;
+	}
+	return lost;
+}

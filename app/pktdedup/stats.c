@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Statistics: the workers' counters summed (counters.c) written as the plan lines, the periodic line, the text summary, the JSON summary and
- * telemetry's /pktdedup/stats. It reads the workers' counters and the ports' own; nothing
- * here is called by the packet path except pd_stats_tick, from the main lcore's loop.
+ * Statistics: the workers' counters summed (counters.c) written as the plan lines, the
+ * periodic line, the text summary and the JSON summary (telemetry.c serves them while
+ * running). It reads the workers' counters and the ports' own; nothing here is called by
+ * the packet path except pd_stats_tick, from the main lcore's loop.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,8 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-#include <rte_telemetry.h>
 
 #include "../common/cli.h"
 #include "../common/json.h"
@@ -33,25 +32,6 @@ static uint64_t ports_lost(void)
 	return lost;
 }
 
-/* Packets the ports lost before pktdedup saw them, over every port, read now (or as read
- * at the stop, once the ports may be closed: the last periodic line); *ibytes: the bytes
- * they received. */
-static uint64_t ports_lost_now(uint64_t *ibytes)
-{
-	uint64_t lost = 0;
-
-	*ibytes = 0;
-	for (unsigned p = 0; p < pd_app.nports; p++) {
-		struct pd_port_loss l = pd_app.port_loss[p];
-
-		if (!pd_app.port_loss_final)
-			pd_port_loss_read(pd_app.port_id[p], &l);
-		lost += l.lost;
-		*ibytes += l.ibytes;
-	}
-	return lost;
-}
-
 void pd_stats_line(FILE *out, double secs)
 {
 	static double prev_s;
@@ -61,7 +41,7 @@ void pd_stats_line(FILE *out, double secs)
 	const double dt = secs - prev_s;
 
 	pd_counters_sum(&t);
-	lost = ports_lost_now(&bytes);
+	lost = pd_ports_lost_now(&bytes);
 	fprintf(out, "pktdedup: %.1fs", secs);
 	for (unsigned i = 0; i < pd_counter_count; i++)
 		if (pd_counter_table[i].in_line)
@@ -415,55 +395,6 @@ void pd_stats_summary(double secs)
 				ps->imissed, ps->rx_nombuf, ps->ierrors, ps->kernel_drops, ps->oerrors);
 	}
 	fflush(out);
-}
-
-static int telemetry_stats(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct pd_counters t;
-
-	(void)cmd;
-	(void)params;
-	pd_counters_sum(&t);
-	rte_tel_data_start_dict(d);
-	for (unsigned i = 0; i < pd_counter_count; i++)
-		rte_tel_data_add_dict_u64(d, pd_counter_table[i].name, pd_counter_value(&t, i));
-	for (int r = 1; r < PD_KEY_REASON_COUNT; r++) { /* as the JSON's unparseable_reasons, */
-		char name[64]; /* with '_' for '-': telemetry names are letters, digits, _ and / */
-
-		snprintf(name, sizeof(name), "%s", pd_key_reason_name((enum pd_key_reason)r));
-		for (char *p = name; *p != '\0'; p++)
-			*p = *p == '-' ? '_' : *p;
-		rte_tel_data_add_dict_u64(d, name, t.reasons[r]);
-	}
-	rte_tel_data_add_dict_u64(d, "oversize", t.oversize);
-	{
-		uint64_t bytes;
-
-		rte_tel_data_add_dict_u64(d, "lost_at_ports", ports_lost_now(&bytes));
-		rte_tel_data_add_dict_u64(d, "rx_bytes_at_ports", bytes);
-	}
-	rte_tel_data_add_dict_u64(d, "workers", pd_app.nworkers);
-	rte_tel_data_add_dict_u64(d, "window_ns", pd_app.cfg.filter.window);
-	pd_estimate_telemetry(d);
-	if (pd_app.want_delay) {
-		/* counts per bucket: [0,1us), [1us,2us), ... [5s,10s), >= 10s */
-		struct rte_tel_data *h = rte_tel_data_alloc();
-
-		if (h != NULL) {
-			rte_tel_data_start_array(h, RTE_TEL_U64_VAL);
-			for (int b = 0; b < PD_DELAY_BUCKETS; b++)
-				rte_tel_data_add_array_u64(h, t.delay[b]);
-			if (rte_tel_data_add_dict_container(d, "delay_histogram", h, 0) != 0)
-				rte_tel_data_free(h);
-		}
-	}
-	return 0;
-}
-
-void pd_stats_telemetry(void)
-{
-	rte_telemetry_register_cmd("/pktdedup/stats", telemetry_stats,
-				   "pktdedup counters: rx, tx, unique, duplicate, dropped, ...");
 }
 
 int pd_stats_accounted(void)

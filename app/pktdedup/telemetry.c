@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rte_telemetry endpoints beside /pktdedup/stats (stats.c): per worker, per port, the
- * resolved configuration, the delay histogram and the window advice (advice.c)
- * (docs/app.md, "Telemetry";
+ * Every rte_telemetry endpoint of pktdedup: /pktdedup/stats (the counters summed, the
+ * ports' losses, the live estimate), per worker, per port, the resolved configuration,
+ * the delay histogram and the window advice (docs/app.md, "Telemetry";
  * scripts/pktdedup-prometheus.py turns them into Prometheus text). Called from
  * telemetry's own thread while the workers run: the counters are read as they are
  * (each 64-bit read whole; values may be a burst apart).
@@ -16,7 +16,7 @@
 #include "pktdedup.h"
 
 /* A real number as a string: DPDK 22.11's telemetry has no floating-point value. */
-void pd_tel_add_real(struct rte_tel_data *d, const char *name, double v)
+static void tel_real(struct rte_tel_data *d, const char *name, double v)
 {
 	char s[32];
 
@@ -90,7 +90,7 @@ static int tel_ports(const char *cmd, const char *params, struct rte_tel_data *d
 	return 0;
 }
 
-/* The resolved plan and the run's settings (rates as strings: pd_tel_add_real). */
+/* The resolved plan and the run's settings (rates as strings: tel_real). */
 static int tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct pd_app_config *c = &pd_app.cfg;
@@ -104,9 +104,9 @@ static int tel_config(const char *cmd, const char *params, struct rte_tel_data *
 	rte_tel_data_add_dict_string(d, "filter", pd_filter_type_name(p->params.type));
 	rte_tel_data_add_dict_string(d, "parameters", desc);
 	rte_tel_data_add_dict_u64(d, "memory_per_worker", p->params.memory_bytes);
-	pd_tel_add_real(d, "loss_budget", c->filter.target_fpr);
-	pd_tel_add_real(d, "predicted_fpr", p->predicted_fpr);
-	pd_tel_add_real(d, "predicted_fnr", p->predicted_fnr);
+	tel_real(d, "loss_budget", c->filter.target_fpr);
+	tel_real(d, "predicted_fpr", p->predicted_fpr);
+	tel_real(d, "predicted_fnr", p->predicted_fnr);
 	rte_tel_data_add_dict_u64(d, "remembers", p->remembers);
 	rte_tel_data_add_dict_string(d, "key", pd_key_mode_name(c->key.mode));
 	rte_tel_data_add_dict_string(d, "action", c->action == PD_ACTION_DROP ? "drop" :
@@ -152,8 +152,105 @@ static int tel_delays(const char *cmd, const char *params, struct rte_tel_data *
 	return 0;
 }
 
+/* The est_* fields of /pktdedup/stats (none when the estimate is off). */
+static void add_estimate(struct rte_tel_data *d)
+{
+	struct pd_est_view v;
+
+	if (!pd_estimate_view(&v))
+		return;
+	tel_real(d, "est_fpr", v.r.fpr);
+	tel_real(d, "est_fpr_lo", v.r.fpr_lo);
+	tel_real(d, "est_fpr_hi", v.r.fpr_hi);
+	tel_real(d, "est_fnr", v.r.fnr);
+	tel_real(d, "est_fnr_lo", v.r.fnr_lo);
+	tel_real(d, "est_fnr_hi", v.r.fnr_hi);
+	rte_tel_data_add_dict_u64(d, "est_unique", v.unique);
+	rte_tel_data_add_dict_u64(d, "est_copies", v.copies);
+	rte_tel_data_add_dict_u64(d, "est_rate_log2", v.level);
+}
+
+/* {"rx": .., ...}: every counter of PD_COUNTERS summed, the reasons frames had no key,
+ * what the ports lost, the estimate and the delay histogram. */
+static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct pd_counters t;
+
+	(void)cmd;
+	(void)params;
+	pd_counters_sum(&t);
+	rte_tel_data_start_dict(d);
+	for (unsigned i = 0; i < pd_counter_count; i++)
+		rte_tel_data_add_dict_u64(d, pd_counter_table[i].name, pd_counter_value(&t, i));
+	for (int r = 1; r < PD_KEY_REASON_COUNT; r++) { /* as the JSON's unparseable_reasons, */
+		char name[64]; /* with '_' for '-': telemetry names are letters, digits, _ and / */
+
+		snprintf(name, sizeof(name), "%s", pd_key_reason_name((enum pd_key_reason)r));
+		for (char *p = name; *p != '\0'; p++)
+			*p = *p == '-' ? '_' : *p;
+		rte_tel_data_add_dict_u64(d, name, t.reasons[r]);
+	}
+	rte_tel_data_add_dict_u64(d, "oversize", t.oversize);
+	{
+		uint64_t bytes;
+
+		rte_tel_data_add_dict_u64(d, "lost_at_ports", pd_ports_lost_now(&bytes));
+		rte_tel_data_add_dict_u64(d, "rx_bytes_at_ports", bytes);
+	}
+	rte_tel_data_add_dict_u64(d, "workers", pd_app.nworkers);
+	rte_tel_data_add_dict_u64(d, "window_ns", pd_app.cfg.filter.window);
+	add_estimate(d);
+	if (pd_app.want_delay) {
+		/* counts per bucket: [0,1us), [1us,2us), ... [5s,10s), >= 10s */
+		struct rte_tel_data *h = rte_tel_data_alloc();
+
+		if (h != NULL) {
+			rte_tel_data_start_array(h, RTE_TEL_U64_VAL);
+			for (int b = 0; b < PD_DELAY_BUCKETS; b++)
+				rte_tel_data_add_array_u64(h, t.delay[b]);
+			if (rte_tel_data_add_dict_container(d, "delay_histogram", h, 0) != 0)
+				rte_tel_data_free(h);
+		}
+	}
+	return 0;
+}
+
+/* /pktdedup/window_advice, on demand while running: {"99": {"window_ns": .., ...}, ...}
+ * (empty without delays). */
+static int tel_advice(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct pd_advice adv[PD_ADVICE_SHARES];
+	double kpn;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	if (!pd_app.want_delay || pd_advice_all(adv, &kpn) == 0)
+		return 0;
+	for (unsigned i = 0; i < PD_ADVICE_SHARES; i++) {
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		const struct pd_advice a = adv[i];
+		char name[32];
+
+		if (c == NULL)
+			return -1;
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_u64(c, "window_ns", a.window_ns);
+		rte_tel_data_add_dict_u64(c, "keys_per_window_per_worker", a.keys);
+		rte_tel_data_add_dict_u64(c, "memory_per_worker", a.memory);
+		snprintf(name, sizeof(name), "share_%g", a.share * 100); /* share_99.9 */
+		for (char *q = name; *q != '\0'; q++)
+			*q = *q == '.' ? '_' : *q; /* telemetry's names: letters, digits, _ */
+		if (rte_tel_data_add_dict_container(d, name, c, 0) != 0)
+			rte_tel_data_free(c);
+	}
+	return 0;
+}
+
 void pd_telemetry_register(void)
 {
+	rte_telemetry_register_cmd("/pktdedup/stats", tel_stats,
+				   "pktdedup counters: rx, tx, unique, duplicate, dropped, ...");
 	rte_telemetry_register_cmd("/pktdedup/workers", tel_workers,
 				   "pktdedup counters per worker");
 	rte_telemetry_register_cmd("/pktdedup/ports", tel_ports,
@@ -162,5 +259,6 @@ void pd_telemetry_register(void)
 				   "the resolved plan: filter, parameters, predicted FPR, key, window");
 	rte_telemetry_register_cmd("/pktdedup/delays", tel_delays,
 				   "duplicates by delay since their copy, by bucket");
-	pd_advice_telemetry();
+	rte_telemetry_register_cmd("/pktdedup/window_advice", tel_advice,
+				   "windows catching 99%, 99.9% and all copies, with their memory");
 }
