@@ -84,8 +84,12 @@ static inline unsigned pd_disp_next(struct pd_worker *w, unsigned cls)
 {
 	const unsigned next = w->app->next[cls];
 
-	w->c.dropped += (next & (PD_NEXT_OUT | PD_NEXT_DUP)) == 0;
-	w->c.bypassed += cls == PD_CLASS_BYPASS;
+	/* branches, not adds of 0 or 1: an add to the same counter for every frame chains
+	 * each frame's load on the last one's store */
+	if ((next & (PD_NEXT_OUT | PD_NEXT_DUP)) == 0)
+		w->c.dropped++;
+	if (unlikely(cls == PD_CLASS_BYPASS))
+		w->c.bypassed++;
 	return next;
 }
 
