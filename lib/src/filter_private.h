@@ -5,10 +5,11 @@
  *   util.c, names.c        errors, table memory, a variant's start (PD_VARIANT_NEW), PRNG
  *                          seeding, window units; the names
  *   rows.h                 the qht family's row geometry and SIMD lane tables
+ *   row512.c, row512_x86.c the 512-bit row kernels (row512.h): scalar, AVX2, AVX-512
  *   the variants           sbf.c, bitarrays.c, qht.c, qhtlru.c, qqhtdw.c, bloom.c, lru.c,
  *                          timerbf.c, exact.c (and estimate.c, allow.c beside them)
  *   plan.c                 each family's planner (row geometry from rows.h)
- *   filters.c              the registry: one line per filter
+ *   filters.c              the registry: one line per filter (and the qht family's rows)
  *   planner.c, filter.c    pd_plan's checks and dispatch; the front (validation, hashing,
  *                          chunking, stats)
  *   snapshot.c             state images and files

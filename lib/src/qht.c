@@ -613,11 +613,6 @@ struct pd_filter *pd_qht_create(const struct pd_filter_params *p, struct pd_erro
 {
 	struct qht *q;
 
-	/* qqhtd rows of a whole line (b*f > 256) sit where qhtlru's do: its SIMD step with
-	 * the hit's move turned off is qqhtd's FIFO step, 3-4 times faster than the
-	 * multi-word SWAR below (b = 20, f = 25, 64 MiB: 15 against 45-66 ns/key) */
-	if (p->type == PD_FILTER_QQHTD && pd_qht_rows_per_line(p->qht_b, p->qht_f) == 1)
-		return pd_qhtlru_create_rows(p, false, err);
 	q = PD_VARIANT_NEW(struct qht, &qht_ops, err);
 	if (q == NULL)
 		return NULL;

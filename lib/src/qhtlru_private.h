@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * qhtlru's lookup variants and row steps, for its tests (tests/test_qhtlru.c): every
- * variant the CPU supports must give the same lane for the same row and fingerprint.
+ * qhtlru's lookup variants and row steps (the 512-bit row kernels of row512.h, through a
+ * filter), for its tests (tests/test_qhtlru.c): every variant the CPU supports must give
+ * the same lane for the same row and fingerprint.
  * Also the switch between qht.c's AVX-512 and SWAR bursts, for the same tests.
  */
 #ifndef PKTDEDUP_QHTLRU_PRIVATE_H
@@ -10,11 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "row512.h" /* enum pd_qhtlru_variant */
+
 struct pd_filter;
 
-/* VBMI: AVX-512 with VBMI and VBMI2, its own lookup for f <= 25 (AVX-512F's above) */
-enum pd_qhtlru_variant { PD_QHTLRU_SCALAR, PD_QHTLRU_AVX2, PD_QHTLRU_AVX512, PD_QHTLRU_VBMI,
-			 PD_QHTLRU_VARIANTS };
 
 /* Whether this CPU (and build) has the variant. */
 int pd_qhtlru_variant_supported(enum pd_qhtlru_variant v);

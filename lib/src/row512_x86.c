@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The 512-bit row kernels' x86 variants (row512.h): AVX2 (4 lanes a group), AVX-512F (8
+ * lanes a permute) and AVX-512 with VBMI and VBMI2 (16 lanes a byte permute, f <= 25),
+ * each function compiled for its target and called only when the CPU has it
+ * (pd_row512_set_variant). The AVX-512 steps do the whole step in one register.
+ */
+#include "row512.h"
+
+#ifdef QL_X86
+#include <immintrin.h>
+
+/* The AVX-512 lookup's tables in registers: loaded once a burst, not once a key. */
+struct ql_regs_avx512 {
+	__m512i idx[QL_GROUPS8], sh[QL_GROUPS8], mask, topl, topr, base, below_top;
+};
+
+#define QL_AVX512 __attribute__((target("avx512f"), always_inline)) static inline
+
+QL_AVX512 void ql_regs_avx512_load(const struct pd_row512 *q, struct ql_regs_avx512 *k,
+				   unsigned groups)
+{
+	for (unsigned g = 0; g < groups; g++) {
+		k->idx[g] = _mm512_load_si512((const void *)q->idx8[g]);
+		k->sh[g] = _mm512_load_si512((const void *)q->sh8[g]);
+	}
+	k->mask = _mm512_set1_epi64((long long)q->fpmax);
+	k->topl = _mm512_load_si512((const void *)q->topl);
+	k->topr = _mm512_load_si512((const void *)q->topr);
+	k->base = _mm512_set_epi64(448, 384, 320, 256, 192, 128, 64, 0);
+	k->below_top = _mm512_load_si512((const void *)q->keep[q->b - 1]);
+}
+
+/* Bit i set: lane i of row r equals fp (8 lanes a permute, shift, compare). */
+QL_AVX512 uint64_t ql_hits_avx512(const struct pd_row512 *q, const struct ql_regs_avx512 *k,
+				  unsigned groups, __m512i r, __m512i fpv)
+{
+	uint64_t hits = 0;
+
+	for (unsigned g = 0; g < groups; g++) {
+		__m512i v = _mm512_permutexvar_epi32(k->idx[g], r);
+
+		v = _mm512_and_si512(_mm512_srlv_epi64(v, k->sh[g]), k->mask);
+		hits |= (uint64_t)_mm512_cmpeq_epi64_mask(v, fpv) << (8 * g);
+	}
+	return hits & q->valid;
+}
+
+__attribute__((target("avx512f"))) int pd_row512_find_avx512(const struct pd_row512 *q,
+							  const uint64_t *row, uint64_t fp)
+{
+	const unsigned groups = (q->b + 7) / 8;
+	struct ql_regs_avx512 k;
+	uint64_t hits;
+
+	ql_regs_avx512_load(q, &k, groups);
+	hits = ql_hits_avx512(q, &k, groups, _mm512_loadu_si512((const void *)row),
+			      _mm512_set1_epi64((long long)fp));
+
+	return hits != 0 ? __builtin_ctzll(hits) : -1;
+}
+
+__attribute__((target("avx2"))) int pd_row512_find_avx2(const struct pd_row512 *q,
+						     const uint64_t *row, uint64_t fp)
+{
+	const __m256i lo = _mm256_loadu_si256((const __m256i *)row);
+	const __m256i hi = _mm256_loadu_si256((const __m256i *)(row + 4));
+	const __m256i want = _mm256_set1_epi64x((long long)fp);
+	const __m256i mask = _mm256_set1_epi64x((long long)q->fpmax);
+	const unsigned groups = (q->b + 3) / 4;
+	uint64_t hits = 0;
+
+	for (unsigned g = 0; g < groups; g++) {
+		const __m256i idx = _mm256_load_si256((const __m256i *)q->idx4[g]);
+		__m256i v = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(lo, idx),
+					       _mm256_permutevar8x32_epi32(hi, idx),
+					       _mm256_load_si256((const __m256i *)q->hi4[g]));
+
+		v = _mm256_srlv_epi64(v, _mm256_load_si256((const __m256i *)q->sh4[g]));
+		v = _mm256_and_si256(v, mask);
+		hits |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(
+				_mm256_cmpeq_epi64(v, want))) << (4 * g);
+	}
+	hits &= q->valid;
+	return hits != 0 ? __builtin_ctzll(hits) : -1;
+}
+
+/*
+ * The lane a step removes: the lowest hit, or 0 (the oldest) when none, without a
+ * branch: ctz(x | 1) is 0 when x is 0. A branch on hit or miss is mispredicted for each
+ * random miss among hits, and at 64 MiB it resolves only when the row arrives from
+ * memory, discarding the next keys' work: 15%-distinct stream, 64 MiB (bench_member.sh),
+ * 12.9 ns/key with the branch, 11.2 without.
+ */
+static inline unsigned ql_lane_moved(uint64_t x)
+{
+	return (unsigned)__builtin_ctzll(x | (uint64_t)(x == 0));
+}
+
+__attribute__((target("avx2"))) static inline int ql_step_avx2(const struct pd_row512 *q,
+							       uint64_t *row, uint64_t fp)
+{
+	int j = pd_row512_find_avx2(q, row, fp);
+
+	ql_move(q, row, j >= 0 ? (unsigned)j & (unsigned)q->movable : 0, fp);
+	return j >= 0;
+}
+
+/*
+ * The whole step in one register: the lookup as ql_find_avx512, then the move as
+ * ql_move (the row shifted down one lane is the row shifted right by f bits, each word
+ * taking the next one's low bits), one 64-byte store. Measured in docs/filters.md.
+ */
+QL_AVX512 int ql_step_avx512(const struct pd_row512 *q, const struct ql_regs_avx512 *k,
+			    unsigned groups, bool lru, uint64_t *row, uint64_t fp)
+{
+	const __m512i r = _mm512_loadu_si512((const void *)row);
+	const __m512i fpv = _mm512_set1_epi64((long long)fp);
+	const uint64_t hits = ql_hits_avx512(q, k, groups, r, fpv);
+	const unsigned j = lru ? ql_lane_moved(hits) : 0;
+	const __m512i next = _mm512_alignr_epi64(_mm512_setzero_si512(), r, 1); /* r[w + 1] */
+	const __m512i down = _mm512_or_si512(_mm512_srl_epi64(r, _mm_cvtsi32_si128((int)q->f)),
+					     _mm512_sll_epi64(next,
+							      _mm_cvtsi32_si128(64 - (int)q->f)));
+	__m512i out;
+
+	/* bits below lane j, per word: j*f - 64w clamped to [0, 64] low bits set */
+	const __m512i cnt = _mm512_min_epi64(_mm512_max_epi64(_mm512_sub_epi64(
+		_mm512_set1_epi64((long long)(j * q->f)), k->base), _mm512_setzero_si512()),
+		_mm512_set1_epi64(64));
+	const __m512i keep = _mm512_andnot_si512(_mm512_sllv_epi64(_mm512_set1_epi64(-1), cnt),
+						 _mm512_set1_epi64(-1));
+
+	out = _mm512_or_si512(_mm512_and_si512(r, keep),
+			      _mm512_and_si512(down, _mm512_andnot_si512(keep, k->below_top)));
+	out = _mm512_or_si512(out, _mm512_or_si512(_mm512_sllv_epi64(fpv, k->topl),
+						   _mm512_srlv_epi64(fpv, k->topr)));
+	_mm512_storeu_si512((void *)row, out);
+	return hits != 0;
+}
+
+/* One probe loop per SIMD variant (var: avx512 or vbmi, with its target, register tables
+ * and step), group count G and row order (lru: a hit moves its lane; fifo: qqhtd's rows,
+ * every key pops lane 0): the compiler unrolls the lookup and keeps its tables in
+ * registers (b = 20: 3 groups of 8 lanes, 2 of 16), and a FIFO loop loads the lane-0
+ * masks once. */
+#define QL_PROBE_SIMD(var, target_, G, order, lru)                                          \
+	__attribute__((target(target_))) static void ql_probe_##var##_##G##_##order(        \
+		const struct pd_row512 *q, uint64_t *const *row, const uint64_t *fp, uint8_t *v, \
+		unsigned n, unsigned ahead, bool far)                                       \
+	{                                                                                   \
+		struct ql_regs_##var k;                                                     \
+                                                                                            \
+		ql_regs_##var##_load(q, &k, G);                                             \
+		for (unsigned i = 0; i < n; i++) {                                          \
+			if (i + ahead < n)                                                  \
+				pd_prefetch_w(far, row[i + ahead]);                         \
+			v[i] = (uint8_t)ql_step_##var(q, &k, G, lru, row[i], fp[i]);        \
+		}                                                                           \
+	}
+#define QL_PROBE512(G)                                 \
+	QL_PROBE_SIMD(avx512, "avx512f", G, lru, true) \
+	QL_PROBE_SIMD(avx512, "avx512f", G, fifo, false)
+QL_PROBE512(1)
+QL_PROBE512(2)
+QL_PROBE512(3)
+QL_PROBE512(4)
+QL_PROBE512(5)
+QL_PROBE512(6)
+QL_PROBE512(7)
+QL_PROBE512(8)
+
+const pd_row512_probe_fn pd_row512_probes512[2][QL_GROUPS8] = {
+	{ql_probe_avx512_1_fifo, ql_probe_avx512_2_fifo, ql_probe_avx512_3_fifo,
+	 ql_probe_avx512_4_fifo, ql_probe_avx512_5_fifo, ql_probe_avx512_6_fifo,
+	 ql_probe_avx512_7_fifo, ql_probe_avx512_8_fifo},
+	{ql_probe_avx512_1_lru, ql_probe_avx512_2_lru, ql_probe_avx512_3_lru,
+	 ql_probe_avx512_4_lru, ql_probe_avx512_5_lru, ql_probe_avx512_6_lru,
+	 ql_probe_avx512_7_lru, ql_probe_avx512_8_lru},
+};
+
+/*
+ * AVX-512 with VBMI and VBMI2 (Ice Lake, Zen 4), for f <= 25: 16 lanes a group, each
+ * gathered as a dword by one byte permute (vpermb), so b = 20 takes 2 groups where the
+ * AVX-512F lookup takes 3 of 8 lanes. A lane's dword holds it at bit bit % 8: it is
+ * compared with fp shifted there (off the row's chain) under the lane's mask, one XOR
+ * and one test. The move takes its masks from the keep/mid tables (an L1 load indexed
+ * by the lane) and the row shifted down one lane from one concatenating shift
+ * (vpshrdvq); the new fingerprint's bits are made from fp alone, off the row's chain.
+ * Measured in docs/filters.md ("qhtlru's cost").
+ */
+#define QL_VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2"), \
+				always_inline)) static inline
+struct ql_regs_vbmi {
+	__m512i idx[QL_GROUPS16], sh[QL_GROUPS16], msk[QL_GROUPS16], topl, topr, fcnt;
+	__mmask16 valid[QL_GROUPS16];
+};
+
+QL_VBMI void ql_regs_vbmi_load(const struct pd_row512 *q, struct ql_regs_vbmi *k, unsigned groups)
+{
+	for (unsigned g = 0; g < groups; g++) {
+		k->idx[g] = _mm512_load_si512((const void *)q->idxb[g]);
+		k->sh[g] = _mm512_load_si512((const void *)q->shb[g]);
+		k->msk[g] = _mm512_load_si512((const void *)q->mskb[g]);
+		k->valid[g] = (__mmask16)(q->valid >> (16 * g));
+	}
+	k->topl = _mm512_load_si512((const void *)q->topl);
+	k->topr = _mm512_load_si512((const void *)q->topr);
+	k->fcnt = _mm512_set1_epi64((long long)q->f);
+}
+
+/* Bit i set: lane i of row r equals fp (fpd: fp in every dword). */
+QL_VBMI uint64_t ql_hits_vbmi(const struct ql_regs_vbmi *k, unsigned groups, __m512i r,
+			      __m512i fpd)
+{
+	__mmask16 m[QL_GROUPS16];
+	__mmask32 lo, hi = 0;
+
+	for (unsigned g = 0; g < groups; g++) {
+		const __m512i want = _mm512_sllv_epi32(fpd, k->sh[g]);
+
+		m[g] = _mm512_mask_testn_epi32_mask(k->valid[g], _mm512_xor_si512(
+			_mm512_permutexvar_epi8(k->idx[g], r), want), k->msk[g]);
+	}
+	lo = groups > 1 ? _mm512_kunpackw(m[1], m[0]) : m[0];
+	if (groups > 2)
+		hi = groups > 3 ? _mm512_kunpackw(m[3], m[2]) : m[2];
+	return groups > 2 ? (uint64_t)_mm512_kunpackd(hi, lo) : (uint64_t)lo;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2"))) int
+pd_row512_find_vbmi(const struct pd_row512 *q, const uint64_t *row, uint64_t fp)
+{
+	const unsigned groups = (q->b + 15) / 16;
+	struct ql_regs_vbmi k;
+	uint64_t hits;
+
+	ql_regs_vbmi_load(q, &k, groups);
+	hits = ql_hits_vbmi(&k, groups, _mm512_loadu_si512((const void *)row),
+			    _mm512_set1_epi32((int)fp));
+	return hits != 0 ? __builtin_ctzll(hits) : -1;
+}
+
+QL_VBMI int ql_step_vbmi(const struct pd_row512 *q, const struct ql_regs_vbmi *k, unsigned groups,
+			 bool lru, uint64_t *row, uint64_t fp)
+{
+	const __m512i fpq = _mm512_set1_epi64((long long)fp);
+	const __m512i top = _mm512_or_si512(_mm512_sllv_epi64(fpq, k->topl),
+					    _mm512_srlv_epi64(fpq, k->topr));
+	const __m512i r = _mm512_loadu_si512((const void *)row);
+	const uint64_t hits = ql_hits_vbmi(k, groups, r, _mm512_set1_epi32((int)fp));
+	const unsigned j = lru ? ql_lane_moved(hits) : 0;
+	const __m512i next = _mm512_alignr_epi64(_mm512_setzero_si512(), r, 1); /* r[w + 1] */
+	const __m512i down = _mm512_shrdv_epi64(r, next, k->fcnt);
+	/* (down & mid) | top, then (r & keep) | that */
+	const __m512i hi = _mm512_ternarylogic_epi64(down, _mm512_load_si512(
+		(const void *)q->mid[j]), top, 0xEA);
+
+	_mm512_storeu_si512((void *)row, _mm512_ternarylogic_epi64(
+		r, _mm512_load_si512((const void *)q->keep[j]), hi, 0xEA));
+	return hits != 0;
+}
+
+#define QL_PROBEB(G)                                                                       \
+	QL_PROBE_SIMD(vbmi, "avx512f,avx512bw,avx512vbmi,avx512vbmi2", G, lru, true)      \
+	QL_PROBE_SIMD(vbmi, "avx512f,avx512bw,avx512vbmi,avx512vbmi2", G, fifo, false)
+QL_PROBEB(1)
+QL_PROBEB(2)
+QL_PROBEB(3)
+QL_PROBEB(4)
+
+const pd_row512_probe_fn pd_row512_probesb[2][QL_GROUPS16] = {
+	{ql_probe_vbmi_1_fifo, ql_probe_vbmi_2_fifo, ql_probe_vbmi_3_fifo, ql_probe_vbmi_4_fifo},
+	{ql_probe_vbmi_1_lru, ql_probe_vbmi_2_lru, ql_probe_vbmi_3_lru, ql_probe_vbmi_4_lru},
+};
+
+/* The AVX2 probe: its step inlined into the loop. */
+__attribute__((target("avx2"))) void pd_row512_probe_avx2(const struct pd_row512 *q,
+	uint64_t *const *row, const uint64_t *fp, uint8_t *v, unsigned n, unsigned ahead,
+	bool far)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (i + ahead < n)
+			pd_prefetch_w(far, row[i + ahead]);
+		v[i] = (uint8_t)ql_step_avx2(q, row[i], fp[i]);
+	}
+}
+
+#endif
