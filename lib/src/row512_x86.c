@@ -107,7 +107,7 @@ __attribute__((target("avx2"))) static inline int ql_step_avx2(const struct pd_r
 }
 
 /*
- * The whole step in one register: the lookup as ql_find_avx512, then the move as
+ * The whole step in one register: the lookup as pd_row512_find_avx512, then the move as
  * ql_move (the row shifted down one lane is the row shifted right by f bits, each word
  * taking the next one's low bits), one 64-byte store. Measured in docs/filters.md.
  */
