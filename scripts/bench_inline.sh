@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Inline speed of this tree beside earlier revisions: one worker on net_pcap replaying
+# 65,536 different 64-byte UDP/IPv4 frames from memory in a loop (infinite_rx; TX without
+# a file drops), --key flow --filter qhtlru --memory 64M, with --action count (after the
+# first pass every frame is a copy that goes on: whole bursts sent as received) and
+# --action drop (every copy freed one by one). Each revision is built in a git worktree
+# under $TMPDIR; within each round the binaries run alternately, the order reversed every
+# other round, SECS seconds each; the rate of a run is the median of its per-second
+# rates. Prints each round and the median ratio to this tree's rate, per action. Needs
+# no testpmd (bench_app.sh compares with it). A benchmark, not a test.
+#   bash scripts/bench_inline.sh [SECS] [REPS] [REV...]   (defaults: 5 5 HEAD)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-5}
+reps=${2:-5}
+shift $(($# < 2 ? $# : 2))
+revs=("${@:-HEAD}")
+bash scripts/build.sh >/dev/null
+tmp=$(mktemp -d)
+trap 'for r in "${revs[@]}"; do git worktree remove --force "$tmp/wt-$r" 2>/dev/null || true; done; rm -rf "$tmp" "/var/run/dpdk/bi$$"' EXIT
+/usr/bin/python3 scripts/gen_udp_pcap.py "$tmp/udp64.pcap" 65536 >/dev/null
+bins=() names=()
+for r in "${revs[@]}"; do
+	echo "bench_inline: building $r" >&2
+	git worktree add -f --detach "$tmp/wt-$r" "$r" >/dev/null 2>&1
+	(cd "$tmp/wt-$r" && meson setup build >/dev/null && ninja -C build app/pktdedup/pktdedup >/dev/null)
+	bins+=("$tmp/wt-$r/build/app/pktdedup/pktdedup")
+	names+=("$r")
+done
+bins+=(build/app/pktdedup/pktdedup)
+names+=(this)
+rate() { # binary action -> Mpps
+	{ timeout -s INT $((secs + 2)) "$1" --no-huge -m 1024 --no-pci --no-telemetry \
+		--log-level '*:error' --file-prefix "bi$$" -l 1 \
+		--vdev "net_pcap0,rx_pcap=$tmp/udp64.pcap,infinite_rx=1" -- --ports 0 \
+		--action "$2" --mbufs 100000 --stats-interval 1 --filter qhtlru --memory 64M \
+		--key flow 2>&1 >/dev/null || true; } |
+		awk '/s rx / { t = $2 + 0; r = $4; if (t >= 2 && pt >= 1) print (r - pr) / (t - pt) / 1e6; pt = t; pr = r }' |
+		sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+}
+median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+last=$((${#bins[@]} - 1))
+for action in count drop; do
+	declare -A ratios=()
+	for round in $(seq "$reps"); do
+		order=$(seq 0 "$last")
+		[ $((round % 2)) -eq 0 ] && order=$(seq "$last" -1 0)
+		declare -A mpps=()
+		for i in $order; do
+			mpps[$i]=$(rate "${bins[$i]}" "$action")
+			[ -n "${mpps[$i]}" ] || { echo "bench_inline: ${names[$i]} gave no rate" >&2; exit 1; }
+		done
+		line="$action round $round:"
+		for i in $(seq 0 "$last"); do
+			line+=" ${names[$i]} ${mpps[$i]} Mpps"
+			[ "$i" -lt "$last" ] &&
+				ratios[$i]+=" $(awk -v a="${mpps[$last]}" -v b="${mpps[$i]}" 'BEGIN { printf "%.3f", a / b }')"
+		done
+		echo "$line"
+	done
+	for i in $(seq 0 $((last - 1))); do
+		echo "$action: this / ${names[$i]}: median $(printf '%s\n' ${ratios[$i]} | median)" \
+			"(rounds:${ratios[$i]})"
+	done
+	unset ratios
+done
