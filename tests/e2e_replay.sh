@@ -149,8 +149,8 @@ grep -q "1000 packets" "$tmp/int.out" || fail "SIGINT: no summary"
 echo "ok: SIGINT while reading a pipe: status 130, the 1000 frames read written, said so"
 
 # Linux cooked (SLL, SLL2) and raw-IP captures (pcap/dups.pcap rewritten by scapy): the
-# same frames kept as from the Ethernet original, the output keeps the input's link type,
-# and --action mark (which rewrites Ethernet frames) is refused for them.
+# same frames kept as from the Ethernet original, and the output keeps the input's link
+# type (--action mark on them: below).
 /usr/bin/python3 "$root/tests/link_types.py" "$in" "$tmp" strip-tags
 "$bin" --pcap-in "$in" --pcap-out "$tmp/eth-out.pcap" --filter exact --key packet \
 	--stats-json "$tmp/eth.json" >/dev/null 2>&1 || fail "Ethernet replay"
