@@ -16,6 +16,7 @@
 #include <pktdedup/pd_estimate.h>
 #include <pktdedup/pd_snapshot.h>
 
+#include "estimate_private.h"
 #include "testutil.h"
 
 struct model_key {

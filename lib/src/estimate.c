@@ -26,6 +26,7 @@
 #endif
 
 #include "pktdedup/pd_estimate.h"
+#include "estimate_private.h"
 #include "filter_private.h"
 
 #define WAYS 4

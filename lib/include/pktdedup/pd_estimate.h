@@ -100,10 +100,6 @@ PD_API
 void pd_estimate_observe(struct pd_estimate *e, const uint64_t *h, const uint64_t *ts,
 	const uint8_t *v, unsigned n);
 
-/** Test hook: 1 makes this estimator scan with the portable loop even where AVX2 is. */
-PD_API
-void pd_estimate_force_scalar(struct pd_estimate *e, int scalar);
-
 /** The current sampling level s. */
 PD_API
 unsigned pd_estimate_level(const struct pd_estimate *e);
