@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,32 +23,59 @@ int cli_bad(const char *opt, const char *val, const char *why)
 	return -1;
 }
 
+/*
+ * Sizes as EAL and people write them: digits, an optional fraction, and an optional unit
+ * in any case (K, KB, KiB, M, MB, MiB, G, GB, GiB, T, TB, TiB, or B), every unit a power of
+ * 1024. A fraction must come to a whole number of bytes (1.5G does; 1.3K does not).
+ */
 int cli_size(const char *opt, const char *s, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	static const char *const units = "KMGT";
+	__extension__ typedef unsigned __int128 u128;
+	u128 ip = 0, frac = 0, den = 1, v;
 	unsigned shift = 0;
+	const char *p = s, *u;
 
-	errno = 0;
-	if (*s == '-' || *s == '\0')
-		return cli_bad(opt, s, "expected a size such as 8M");
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || end == s)
-		return cli_bad(opt, s, "expected a size such as 8M");
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	else if (*end != '\0')
-		return cli_bad(opt, s, "unknown unit (use K, M or G)");
-	if (shift != 0 && end[1] != '\0' && !(end[1] == 'B' && end[2] == '\0') &&
-	    !(end[1] == 'i' && end[2] == 'B' && end[3] == '\0'))
-		return cli_bad(opt, s, "unknown unit (use K, M or G)");
-	if (shift != 0 && v > (~0ULL >> shift))
+	if (*p < '0' || *p > '9')
+		return cli_bad(opt, s, "expected a size such as 64M, 1.5G or 4096");
+	for (; *p >= '0' && *p <= '9'; p++) {
+		ip = ip * 10 + (unsigned)(*p - '0');
+		if (ip > UINT64_MAX)
+			return cli_bad(opt, s, "too large");
+	}
+	if (*p == '.') {
+		if (p[1] < '0' || p[1] > '9')
+			return cli_bad(opt, s, "expected a size such as 64M, 1.5G or 4096");
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (den >= (u128)1000000000000000000ULL) /* 18 places: finer than a byte */
+				return cli_bad(opt, s, "not a whole number of bytes");
+			frac = frac * 10 + (unsigned)(*p - '0');
+			den *= 10;
+		}
+	}
+	u = *p != '\0' ? strchr(units, toupper((unsigned char)*p)) : NULL;
+	if (u != NULL) {
+		shift = 10 * (unsigned)(u - units + 1);
+		p++;
+		if (*p == 'i' || *p == 'I')
+			p++;
+		else if (*p != 'b' && *p != 'B' && *p != '\0')
+			return cli_bad(opt, s, "unknown unit (use K, M, G or T, with B or iB if you like)");
+		if (*p == 'b' || *p == 'B')
+			p++;
+		else if (p[-1] == 'i' || p[-1] == 'I')
+			return cli_bad(opt, s, "unknown unit (use K, M, G or T, with B or iB if you like)");
+	} else if (*p == 'b' || *p == 'B') {
+		p++;
+	}
+	if (*p != '\0')
+		return cli_bad(opt, s, "unknown unit (use K, M, G or T, with B or iB if you like)");
+	if ((frac << shift) % den != 0)
+		return cli_bad(opt, s, "not a whole number of bytes");
+	v = (ip << shift) + (frac << shift) / den;
+	if (v > UINT64_MAX)
 		return cli_bad(opt, s, "too large");
-	*out = (uint64_t)v << shift;
+	*out = (uint64_t)v;
 	return 0;
 }
 

@@ -18,7 +18,8 @@ extern const char *cli_prog;
 int cli_bad(const char *opt, const char *val, const char *why);
 /** --version: "<cli_prog> <version>" on stdout. */
 void cli_version(void);
-/** Bytes with an optional K/M/G suffix (powers of 1024; "8M", "8MB", "8MiB"). */
+/** Bytes: digits, an optional fraction and an optional unit in any case, powers of 1024
+ * ("4096", "8M", "64mb", "8MiB", "1.5G", "1T"); a fraction must give whole bytes. */
 int cli_size(const char *opt, const char *s, uint64_t *out);
 /** A non-negative integer in decimal digits (all 64 bits; no sign, spaces, 0x, 1e7). */
 int cli_count(const char *opt, const char *s, uint64_t *out);

@@ -73,7 +73,7 @@ static void usage(FILE *out)
 		"Filter:\n"
 		"  --filter NAME      one of: %s,\n"
 		"                     or all (default: all)\n"
-		"  --memory SIZE      state budget per filter, bytes with K/M/G suffix (1024-based)\n"
+		"  --memory SIZE      state budget per filter: 4096, 64K, 8mb, 1.5G (1024-based)\n"
 		"                     (default: 8M; at least 64)\n"
 		"  --memory-bits M    the state as a paper gives it, M bits: bit arrays get M bits,\n"
 		"                     the qht family the whole lines that hold nearest M/(b*f) rows\n"
