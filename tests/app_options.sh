@@ -106,6 +106,13 @@ for o in filter memory fpr seed key ignore compare-from action mark-dscp dup-por
 	grep -q -- "--$o" "$tmp/help" || { echo "FAIL: --help lacks --$o" >&2; exit 1; }
 done
 echo "ok: --help lists every option"
+# -h is --help, as in the other tools; a capture named alone gets the options to give it
+"$bin" -h | cmp -s - "$tmp/help" || { echo "FAIL: -h is not --help" >&2; exit 1; }
+rc=0
+"$bin" "$root/pcap/dups.pcap" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "give --pcap-in $root/pcap/dups.pcap --pcap-out OUT" "$tmp/err" ||
+	{ cat "$tmp/err" >&2; echo "FAIL: a bare capture: status $rc, no hint" >&2; exit 1; }
+echo "ok: -h is --help; a capture named alone is answered with --pcap-in"
 
 # messages: logtype pktdedup; EAL's --log-level pktdedup:error keeps the start-up lines
 # (INFO) out, not the summary; --quiet keeps everything but errors and warnings out

@@ -191,6 +191,13 @@ expect_2 --lambda --stream poisson --lambda 2
 expect_2 --spread --spread 10
 expect_2 "volume \* (2 bias)^levels" --stream bmodel --bias 0.9 --levels 6 --volume 0.5 --n 10
 expect_2 --series --series 0
+# -h is --help, in every tool
+if "$eval_bin" -h >"$tmp/h1.txt" && "$eval_bin" --help >"$tmp/h2.txt" &&
+	cmp -s "$tmp/h1.txt" "$tmp/h2.txt" && [ -s "$tmp/h1.txt" ]; then
+	ok "-h is --help"
+else
+	bad "-h is not --help"
+fi
 
 echo "eval_cli: $fails failure(s)"
 [ $fails -eq 0 ]

@@ -79,6 +79,13 @@ expect_rc 1 "$bin" --key packet "$tmp/cut.pcap"
 [ "$(wc -l <"$tmp/out")" -eq $((keys - 1)) ]
 grep -q "after $((keys - 1)) frames" "$tmp/err"
 expect_rc 0 "$bin" --help
+cp "$tmp/out" "$tmp/help"
+expect_rc 0 "$bin" -h # as --help, in every tool
+cmp "$tmp/out" "$tmp/help"
+expect_rc 2 "$bin" -x "$root/pcap/keys.pcap"
+grep -q "unknown option -x" "$tmp/err"
+expect_rc 2 "$bin" "$root/pcap/keys.pcap" --key
+grep -q "option --key needs a value" "$tmp/err"
 # Linux cooked (SLL, SLL2) and raw-IP copies of keys.pcap written by scapy: the same keys
 # as the Ethernet frames they came from, in every mode (raw IP: the untagged IP frames).
 /usr/bin/python3 "$root/tests/link_types.py" "$root/pcap/keys.pcap" "$tmp"

@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 	cli_prog = "pktdedup-keys";
 	pd_key_config_init(&cfg, PD_KEY_PACKET);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': summary = 1; break;
 		case 'h': usage(stdout); return 0;
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 					return 2;
 				break;
 			}
-			if (optopt != 0)
+			if (c == ':')
 				fprintf(stderr, "pktdedup-keys: option %s needs a value\n",
 					argv[optind - 1]);
 			else

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../common/cli.h"
 #include "pktdedup.h"
@@ -303,7 +304,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		const char *a = optarg;
 		uint32_t u;
 		int choice;
@@ -444,6 +445,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 				c->filter.window_mode = (enum pd_window_mode)choice;
 			break;
 		case O_EQT: r = cli_u32("--equal-timers", a, &c->filter.equal_timers); break;
+		case 'h':
 		case O_HELP:
 			pd_app_usage(stdout);
 			exit(0);
@@ -471,8 +473,16 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			return -1;
 	}
 	if (optind < argc) {
-		PD_LOG(ERR, "unexpected argument %s\ntry: pktdedup --help\n",
-			argv[optind]);
+		struct stat st;
+
+		/* a capture named alone: say how to give it */
+		if (stat(argv[optind], &st) == 0 && !S_ISDIR(st.st_mode))
+			PD_LOG(ERR, "unexpected argument %s: to deduplicate a capture, give"
+				" --pcap-in %s --pcap-out OUT\ntry: pktdedup --help\n",
+				argv[optind], argv[optind]);
+		else
+			PD_LOG(ERR, "unexpected argument %s\ntry: pktdedup --help\n",
+				argv[optind]);
 		return -1;
 	}
 	if (check(c, &s) != 0)
