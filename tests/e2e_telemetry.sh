@@ -99,9 +99,11 @@ assert 'pktdedup_estimated_fnr{bound="upper"}' in series
 print("ok: pktdedup-prometheus.py: %d series, valid text exposition" % len(series))
 PY
 
-# a replay serves telemetry with --telemetry, here while it waits on its input pipe
+# a replay serves telemetry with --telemetry, here while it waits on its input pipe; the
+# socket's path is said even with --quiet (it was asked for)
 mkfifo "$tmp/fifo"
-"$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/replay.pcap" --telemetry >/dev/null 2>"$tmp/rerr" &
+"$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/replay.pcap" --telemetry --quiet >/dev/null \
+	2>"$tmp/rerr" &
 rpid=$!
 exec 3>"$tmp/fifo"
 cat "$in" >&3

@@ -409,8 +409,6 @@ static void print_start(void)
 		c->action == PD_ACTION_DROP ? "drop" : c->action == PD_ACTION_MARK ? "mark" : "count");
 	if (rte_log_can_log(pd_logtype, RTE_LOG_INFO))
 		pd_stats_plan(stderr);
-	if (pd_app.replay && c->telemetry)
-		PD_LOG(INFO, "telemetry: %s/dpdk_telemetry.v2\n", rte_eal_get_runtime_dir());
 }
 
 /* Run the workers until the input ends (replay) or a signal; 0 or 1. */
@@ -557,6 +555,9 @@ int main(int argc, char **argv)
 		status = 1;
 	if (status == 0) {
 		print_start();
+		if (pd_app.replay && pd_app.cfg.telemetry) /* asked for: said even with --quiet */
+			fprintf(stderr, "pktdedup: telemetry: %s/dpdk_telemetry.v2\n",
+				rte_eal_get_runtime_dir());
 		pd_telemetry_register();
 		pd_stats_start();
 		t0 = pd_now_s();
