@@ -110,3 +110,16 @@ assert eb["copies"] == ea["copies"] + rx, (ea, eb, rx)
 PY
 	echo "ok: restart through --snapshot, $workers worker(s): the second run's estimate says FPR 0"
 done
+
+# The summary's estimate line (on stdout): an interval only from 100 checked packets of
+# its kind; a small capture at the default rate says too few were checked, and how to
+# check them all.
+"$bin" --pcap-in "$root/pcap/dups.pcap" --pcap-out "$tmp/s.pcap" >"$tmp/s.out" 2>&1 ||
+	{ cat "$tmp/s.out" >&2; exit 1; }
+grep -q "FPR: too few unique packets checked for an interval (.* of 100), FNR: too few copies checked for an interval (.* of 100); --estimate-rate 1 checks every key" "$tmp/s.out" ||
+	{ cat "$tmp/s.out" >&2; echo "FAIL: small sample: no 'too few' line" >&2; exit 1; }
+"$bin" --pcap-in "$root/pcap/dups.pcap" --pcap-out "$tmp/s.pcap" --estimate-rate 1 \
+	>"$tmp/s.out" 2>&1 || { cat "$tmp/s.out" >&2; exit 1; }
+grep -q "(653 unique, 539 copies checked): FPR 0 (95%: 0-0.00585), FNR 0 (95%: 0-0.0105)$" \
+	"$tmp/s.out" || { cat "$tmp/s.out" >&2; echo "FAIL: the full sample's line" >&2; exit 1; }
+echo "ok: the summary gives an interval from 100 checked packets, else says too few were checked"

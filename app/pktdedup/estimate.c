@@ -43,16 +43,39 @@ void pd_estimate_line(FILE *out)
 			v.r.fpr_lo, v.r.fpr_hi, v.r.fnr, v.r.fnr_lo, v.r.fnr_hi);
 }
 
+/*
+ * Packets of a kind (unique, copies) checked before the summary gives that rate's
+ * interval: below 100, even with no error seen the 95% interval reaches past 3% (the
+ * rule of three), which says nothing about a loss budget; the summary says so instead.
+ * The periodic line, the JSON and telemetry give the numbers whatever the count.
+ */
+#define EST_MIN_CHECKED 100
+
+/* "FPR 0 (95%: 0-0.0026)", or why there is none. */
+static void rate_text(char *buf, size_t len, const char *name, const char *what,
+		      uint64_t checked, double r, double lo, double hi)
+{
+	if (checked >= EST_MIN_CHECKED)
+		snprintf(buf, len, "%s %.3g (95%%: %.3g-%.3g)", name, r, lo, hi);
+	else
+		snprintf(buf, len, "%s: too few %s checked for an interval (%" PRIu64 " of %u)",
+			 name, what, checked, EST_MIN_CHECKED);
+}
+
 void pd_estimate_summary(FILE *out)
 {
 	struct pd_est_view v;
+	char fpr[128], fnr[128];
 
 	if (!pd_estimate_view(&v))
 		return;
+	rate_text(fpr, sizeof(fpr), "FPR", "unique packets", v.unique, v.r.fpr, v.r.fpr_lo,
+		  v.r.fpr_hi);
+	rate_text(fnr, sizeof(fnr), "FNR", "copies", v.copies, v.r.fnr, v.r.fnr_lo, v.r.fnr_hi);
 	fprintf(out, "pktdedup: estimate from 1/%" PRIu64 " of the keys (%" PRIu64 " unique, %"
-		PRIu64 " copies checked): FPR %.3g (95%%: %.3g-%.3g), FNR %.3g (95%%: %.3g-%.3g)\n",
-		(uint64_t)1 << v.level, v.unique, v.copies, v.r.fpr, v.r.fpr_lo, v.r.fpr_hi, v.r.fnr,
-		v.r.fnr_lo, v.r.fnr_hi);
+		PRIu64 " copies checked): %s, %s%s\n", (uint64_t)1 << v.level, v.unique, v.copies,
+		fpr, fnr, v.unique >= EST_MIN_CHECKED && v.copies >= EST_MIN_CHECKED ? "" :
+		v.level > 0 ? "; --estimate-rate 1 checks every key" : "");
 }
 
 void pd_estimate_json(struct json *j)
