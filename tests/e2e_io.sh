@@ -106,6 +106,23 @@ for f in dups tap; do
 done
 echo "ok: --out-format pcap = editcap -F nsecpcap -D; --out-format pcapng = editcap -F" \
 	"pcapng -D's packets and interface (us and ns inputs)"
+# without --out-format the output's name decides (.pcapng, .ntar: pcapng; .pcap, .cap:
+# pcap; any case), else the input's format; --out-format same keeps the input's
+magic() { xxd -l 4 -p "$1"; }
+"$bin" --pcap-in "$root/pcap/dups.pcap" --pcap-out byname.pcapng --dup-out byname-dups.CAP \
+	"${l2[@]}"
+"$bin" --pcap-in dups.pcapng --pcap-out byname.pcap --dup-out byname-dups.ntar "${l2[@]}"
+"$bin" --pcap-in dups.pcapng --pcap-out same.pcap --out-format same "${l2[@]}"
+"$bin" --pcap-in dups.pcapng --pcap-out noext.out "${l2[@]}"
+[ "$(magic byname.pcapng)" = 0a0d0d0a ] && [ "$(magic byname-dups.CAP)" = d4c3b2a1 ] &&
+	[ "$(magic byname.pcap)" = 4d3cb2a1 ] && [ "$(magic byname-dups.ntar)" = 0a0d0d0a ] &&
+	[ "$(magic same.pcap)" = 0a0d0d0a ] && [ "$(magic noext.out)" = 0a0d0d0a ] ||
+	fail "output format by name: $(magic byname.pcapng) $(magic byname-dups.CAP)" \
+		"$(magic byname.pcap) $(magic byname-dups.ntar) $(magic same.pcap) $(magic noext.out)"
+cmp <(tail -c +25 byname.pcap) <(tail -c +25 want.pcap) ||
+	fail "pcapng to a .pcap name: not editcap -F nsecpcap -D's records"
+echo "ok: without --out-format the output's name sets its format (.pcapng, .ntar, .pcap," \
+	".CAP), else the input's; --out-format same keeps the input's"
 
 # 4. --bpf: outside the filter untouched, inside deduplicated alone
 tcpdump -r "$in" -w match.pcap 'vlan and udp' 2>/dev/null

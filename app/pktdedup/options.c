@@ -95,7 +95,8 @@ void pd_app_usage(FILE *out)
 		"                       other blocks\n"
 		"  --dup-out FILE       the frames judged copies, as they came (an audit of\n"
 		"                       what was dropped)\n"
-		"  --out-format F       same (default: the input's) | pcap | pcapng\n"
+		"  --out-format F       pcap | pcapng | same (the input's); default: by the\n"
+		"                       output's name (.pcapng, .pcap), else the input's\n"
 		"  --bpf EXPR           deduplicate only frames matching the filter EXPR\n"
 		"                       (tcpdump syntax); the others pass untouched, counted\n"
 		"                       as bypassed\n"
@@ -300,6 +301,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 	c->rx_desc = 1024;
 	c->tx_desc = 1024;
 	c->estimate_level = DEFAULT_ESTIMATE_LEVEL;
+	c->out_format = -1; /* RIO_AUTO: by the output's name, else the input's format */
 	c->allow_bytes = 16u << 20;
 
 	optind = 1;

@@ -71,7 +71,7 @@ struct pd_app_config {
 	const char *pcap_in;
 	const char *pcap_out;
 	const char *dup_out;    /* replay: the copies, as they came */
-	int out_format;         /* enum rio_format: same (default), pcap, pcapng */
+	int out_format;         /* enum rio_format: auto (-1, default), same, pcap, pcapng */
 	const char *bpf;        /* replay: only matching frames are deduplicated */
 	int quiet;              /* no progress, start-up lines or summary text */
 	int telemetry;          /* replay: serve rte_telemetry (inline: EAL's choice) */

@@ -20,7 +20,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum rio_format { RIO_SAME, RIO_PCAP, RIO_PCAPNG }; /* the order of --out-format's names */
+/* The order of --out-format's names; RIO_AUTO (no --out-format): by the file name's
+ * extension (.pcapng, .ntar: pcapng; .pcap, .cap: pcap), else the input's. */
+enum rio_format { RIO_AUTO = -1, RIO_SAME, RIO_PCAP, RIO_PCAPNG };
 
 /* What the sinks need to know of the input. */
 struct rio_in_info {
@@ -74,7 +76,8 @@ void rio_in_close(void);
 /* ---- the sinks (replay_out.c) ---- */
 
 struct rio_sink;
-/* A sink on @p path ("-": standard output) in @p fmt (RIO_SAME: the input's format);
+/* A sink on @p path ("-": standard output) in @p fmt (RIO_SAME: the input's format;
+ * RIO_AUTO: by the name's extension, else the input's);
  * @p opt names the option in messages. NULL and a message on failure. */
 struct rio_sink *rio_sink_open(const char *opt, const char *path, enum rio_format fmt,
 			       const struct rio_in_info *in);

@@ -8,6 +8,7 @@
 #include <pcap/pcap.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pktdedup.h"
 #include "replay_out_formats.h"
@@ -18,6 +19,25 @@ static const struct rio_out_format *const formats[] = {
 	[RIO_PCAPNG] = &rio_out_pcapng,
 };
 
+/* The format a file's name asks for (any case), else RIO_SAME. */
+static enum rio_format format_of_name(const char *path)
+{
+	static const struct {
+		const char *ext;
+		enum rio_format fmt;
+	} ext[] = {{".pcapng", RIO_PCAPNG}, {".ntar", RIO_PCAPNG}, {".pcap", RIO_PCAP},
+		   {".cap", RIO_PCAP}};
+	const size_t n = strlen(path);
+
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		const size_t e = strlen(ext[i].ext);
+
+		if (n > e && strcasecmp(path + n - e, ext[i].ext) == 0)
+			return ext[i].fmt;
+	}
+	return RIO_SAME;
+}
+
 struct rio_sink *rio_sink_open(const char *opt, const char *path, enum rio_format fmt,
 			       const struct rio_in_info *in)
 {
@@ -27,6 +47,8 @@ struct rio_sink *rio_sink_open(const char *opt, const char *path, enum rio_forma
 		PD_LOG(ERR, "%s: out of memory\n", opt);
 		return NULL;
 	}
+	if (fmt == RIO_AUTO)
+		fmt = format_of_name(path);
 	if (fmt == RIO_SAME)
 		fmt = in->pcapng ? RIO_PCAPNG : RIO_PCAP;
 	s->ops = formats[fmt];
