@@ -9,7 +9,7 @@ set -euo pipefail
 # runtimes for libFuzzer, python3 with scapy for the fixture generator, editcap
 # (wireshark-common) as the independent dedup reference, tcpreplay, tcpdump and iproute2
 # for the inline test on veth pairs.
-pkgs=(gcc pkg-config meson ninja-build libxxhash-dev libpcap-dev libdpdk-dev libcmocka-dev
+pkgs=(gcc pkg-config meson ninja-build libxxhash-dev libpcap-dev zlib1g-dev libdpdk-dev libcmocka-dev
 	clang libclang-rt-14-dev python3 python3-scapy wireshark-common tcpreplay tcpdump iproute2
 	"$@")
 missing=()

@@ -39,9 +39,10 @@ for src in "${harnesses[@]}"; do
 	fuzz_pcapng)
 		# replay's reader without DPDK (tests/fuzz/app_shim.h stands in for pktdedup.h);
 		# seeds: the first records of each fixture as pcap and as pcapng (editcap), one
-		# with comments and two interfaces, one big-endian, one with simple packet blocks
+		# with comments and two interfaces, one big-endian, one with simple packet blocks,
+		# two gzip'd
 		libsrc=(-D_GNU_SOURCE -include tests/fuzz/app_shim.h -Iapp/pktdedup
-			app/pktdedup/replay_in{,_pcap,_pcapng}.c -lpcap)
+			app/pktdedup/replay_in{,_pcap,_pcapng,_gzip}.c -lpcap -lz)
 		for p in pcap/*.pcap; do
 			b=$(basename "$p" .pcap)
 			editcap -F pcap -r "$p" "$seeds/$b.pcap" 1-6
@@ -51,6 +52,8 @@ for src in "${harnesses[@]}"; do
 		editcap -a 2:"a comment" "$seeds/two.pcapng" "$seeds/comment.pcapng"
 		python3 tests/pcap_tool.py ngswap "$seeds/comment.pcapng" "$seeds/big-endian.pcapng"
 		python3 tests/pcap_tool.py ngspb "$seeds/dups.pcapng" "$seeds/spb.pcapng"
+		gzip -c "$seeds/dups.pcap" >"$seeds/dups.pcap.gz"
+		gzip -c "$seeds/comment.pcapng" >"$seeds/comment.pcapng.gz"
 		;;
 	*) echo "fuzz.sh: no sources listed for $name" >&2; exit 1 ;;
 	esac

@@ -6,6 +6,8 @@
  * The first 4 bytes (the magic) are read here to pick the format (replay_in_formats.h:
  * pcapng, else pcap), then given back to libpcap. The format sees the same bytes as
  * libpcap (pcapng's block follower) and adds its part to each record libpcap returns.
+ * A gzip'd capture (magic 1f 8b) is inflated on the way (replay_in_gzip.c): the magic is
+ * then the inflated stream's, and the offset and size are the file's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +21,7 @@
 
 #include "pktdedup.h"
 #include "replay_in_formats.h"
+#include "replay_in_gzip.h"
 #include "replay_io.h"
 
 /* The formats, the first whose magic matches taken (pcap takes any other). */
@@ -34,12 +37,59 @@ static struct {
 	int bpf_on;
 	char why[PCAP_ERRBUF_SIZE + 96];
 	const struct rio_in_format *fmt;
+	int gz;              /* gzip'd: the raw bytes go through zlib */
+	int gz_failed;       /* the inflating failed: why in rio_gz_error() */
+	int raw_end;         /* gzip'd: the raw input has ended */
+	uint8_t raw[1u << 16]; /* gzip'd: raw bytes read, inflated from here */
 } I = {.fd = -1};
 
 /* ---- the stream libpcap reads: the magic given back, then the input ---- */
 
-/* What is there, not a full buffer: a pipe's frames reach libpcap as they come, so a
- * signal while waiting for more finds every frame written before it read. */
+/* Raw bytes of the input: what is there, not a full buffer (a pipe's frames reach
+ * libpcap as they come, so a signal while waiting for more finds every frame written
+ * before it read). */
+static ssize_t raw_read(void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = read(I.fd, buf, len);
+	while (n < 0 && errno == EINTR && !pd_force_quit);
+	if (n > 0)
+		I.offset += (uint64_t)n;
+	return n;
+}
+
+/* Inflated bytes of a gzip'd input: how many, 0 at its end, -1 damaged (errno EIO). */
+static ssize_t gz_read(void *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = rio_gz_inflate(buf, len);
+
+		if (n > 0)
+			return n;
+		if (n < 0)
+			break;
+		if (!rio_gz_wants_input())
+			continue; /* input taken (a header), nothing out yet */
+		if (I.raw_end)
+			return 0;
+		n = raw_read(I.raw, sizeof(I.raw));
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			I.raw_end = 1;
+			if (rio_gz_finish() != 0)
+				break;
+			return 0;
+		}
+		rio_gz_input(I.raw, (size_t)n);
+	}
+	I.gz_failed = 1;
+	errno = EIO;
+	return -1;
+}
+
 static ssize_t in_read(void *cookie, char *buf, size_t len)
 {
 	ssize_t n = 0;
@@ -51,11 +101,7 @@ static ssize_t in_read(void *cookie, char *buf, size_t len)
 			I.magic_left--;
 		}
 	} else {
-		do
-			n = read(I.fd, buf, len);
-		while (n < 0 && errno == EINTR && !pd_force_quit);
-		if (n > 0)
-			I.offset += (uint64_t)n;
+		n = I.gz ? gz_read(buf, len) : raw_read(buf, len);
 	}
 	if (n > 0 && I.fmt->feed != NULL)
 		I.fmt->feed((const uint8_t *)buf, (size_t)n, I.offset);
@@ -113,6 +159,25 @@ int rio_in_open(const char *path, struct rio_in_info *info)
 		return -1;
 	}
 	I.offset = 4;
+	if (rio_gz_is(I.magic, 4)) { /* inflated on the way: the capture's magic is inside */
+		ssize_t got = 0, n = 0;
+
+		memcpy(I.raw, I.magic, 4);
+		if (rio_gz_start() != 0) {
+			PD_LOG(ERR, "--pcap-in %s: %s\n", path, rio_gz_error());
+			return -1;
+		}
+		rio_gz_input(I.raw, 4);
+		I.gz = 1;
+		while (got < 4 && (n = gz_read(I.magic + got, (size_t)(4 - got))) > 0)
+			got += n;
+		if (got < 4) {
+			PD_LOG(ERR, "--pcap-in %s: %s\n", path, n < 0 && I.gz_failed ?
+				rio_gz_error() : n < 0 ? strerror(errno) :
+				"gzip'd, and shorter than a pcap file header inside");
+			return -1;
+		}
+	}
 	I.magic_left = 4;
 	memcpy(&magic, I.magic, 4);
 	for (unsigned i = 0; I.fmt == NULL; i++)
@@ -126,7 +191,7 @@ int rio_in_open(const char *path, struct rio_in_info *info)
 	}
 	I.in = pcap_fopen_offline_with_tstamp_precision(s, PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	if (I.in == NULL) {
-		PD_LOG(ERR, "--pcap-in %s: %s\n", path, errbuf);
+		PD_LOG(ERR, "--pcap-in %s: %s\n", path, I.gz_failed ? rio_gz_error() : errbuf);
 		fclose(s);
 		return -1;
 	}
@@ -151,7 +216,8 @@ int rio_in_would_wait(void)
 {
 	struct pollfd p = {.fd = I.fd, .events = POLLIN};
 
-	if (I.size != 0 || I.in == NULL || I.magic_left > 0 || stream_buffered(pcap_file(I.in)) > 0)
+	if (I.size != 0 || I.in == NULL || I.magic_left > 0 || stream_buffered(pcap_file(I.in)) > 0 ||
+	    (I.gz && !rio_gz_wants_input()))
 		return 0;
 	return poll(&p, 1, 0) == 0; /* nothing to read now (POLLHUP: an end, not a wait) */
 }
@@ -198,7 +264,7 @@ int rio_in_next(struct rio_frame *f, const uint8_t **pre, size_t *npre)
 	}
 	if (pd_force_quit)
 		return 0; /* a signal broke a read that was waiting */
-	snprintf(I.why, sizeof(I.why), "%s", pcap_geterr(I.in));
+	snprintf(I.why, sizeof(I.why), "%s", I.gz_failed ? rio_gz_error() : pcap_geterr(I.in));
 	return -1;
 }
 
@@ -256,5 +322,6 @@ void rio_in_close(void)
 	I.fd = -1;
 	if (I.fmt != NULL)
 		I.fmt->close();
+	rio_gz_end();
 	/* the counters (offset, size, blocks left out) stay for the summary */
 }

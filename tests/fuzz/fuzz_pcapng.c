@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer harness for replay's capture reader (app/pktdedup/replay_in.c and its formats,
- * replay_in_pcap.c and replay_in_pcapng.c): libpcap's pcap and pcapng parsing together
- * with the pcapng block follower that keeps every non-packet block and each packet
- * block's fields for the output. The input is written to a file and read as a replay
- * reads it: every record, with the blocks before it and its options, is touched byte by
- * byte (ASan reports any byte out of bounds), then the blocks after the last record. A damaged input must end in -1 with a reason, never a
- * crash, a hang or a leak. The reader is compiled without DPDK: app_shim.h stands in
- * for the two things it takes from the app (its log macro and the stop flag).
- * Built and run by scripts/fuzz.sh.
+ * libFuzzer harness for replay's capture reader: app/pktdedup/replay_in.c with its
+ * formats (replay_in_pcap.c, replay_in_pcapng.c) and gzip (replay_in_gzip.c). That is
+ * libpcap's pcap and pcapng parsing, inflated when gzip'd, together with the pcapng block
+ * follower that keeps every non-packet block and each packet block's fields for the
+ * output. The input is written to a file and read as a replay reads it: every record,
+ * with the blocks before it and its options, is touched byte by byte (ASan reports any
+ * byte out of bounds), then the blocks after the last record. A damaged input must end
+ * in -1 with a reason, never a crash, a hang or a leak. The reader is compiled without
+ * DPDK: app_shim.h stands in for the two things it takes from the app (its log macro and
+ * the stop flag). Built and run by scripts/fuzz.sh.
  */
 #include <fcntl.h>
 #include <stdint.h>
