@@ -9,7 +9,11 @@ gave. Needs matplotlib (Debian: python3-matplotlib, under /usr/bin/python3).
 import json
 import sys
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.exit("plot_delays.py: needs matplotlib: bash scripts/deps.sh python3-matplotlib "
+             "(Debian's python3-matplotlib), then run it with /usr/bin/python3")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -6,6 +6,9 @@ the output folder. Run through scripts/reproduce.sh, which builds the evaluator 
 
     bash scripts/reproduce.sh [--scale S] [--jobs J] [--out DIR]
 
+The output goes to build/reproduce unless --out says otherwise (the committed copy is
+docs/reproduce: refresh it with --out docs/reproduce). Progress goes to stderr every 10 s.
+
 --scale S runs the papers' long streams (more than 20M keys) at S times their length
 with S times their memory: the same bits per key, so the same FPR and FNR once the
 filters are stable (default 0.1, about 6 minutes on 2 cores; 1 is the papers' full size). Experiments of at most
@@ -33,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import threading
+import time
 
 MB = 1 << 20  # the papers' "MB" (2^20 bytes: seed 000's cells agree best with it)
 FULL_SIZE = 20_000_000  # experiments up to this many keys ignore --scale
@@ -143,6 +147,7 @@ class Runner:
         self.evalbin = evalbin
         self.slots = threading.Semaphore(jobs)
         self.count = 0
+        self.t0 = self.shown = time.monotonic()
         self.lock = threading.Lock()
         self.pool = cf.ThreadPoolExecutor(max_workers=64)
 
@@ -154,6 +159,11 @@ class Runner:
             raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), out.returncode, out.stderr))
         with self.lock:
             self.count += 1
+            now = time.monotonic()
+            if now - self.shown >= 10:  # progress on a long job: every 10 s at most
+                self.shown = now
+                print("reproduce: %d evaluator runs done, %.0f s" % (self.count, now - self.t0),
+                      file=sys.stderr, flush=True)
         res = json.loads(out.stdout)
         res["command"] = "pktdedup-eval " + " ".join(str(a) for a in args)
         return res
@@ -751,7 +761,9 @@ def main():
     ap.add_argument("--scale", type=float, default=0.1,
                     help="share of the papers' long streams and memories (default 0.1)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--out", default="docs/reproduce")
+    ap.add_argument("--out", default="build/reproduce",
+                    help="where README.md and the plots go (default build/reproduce; "
+                         "docs/reproduce is the committed copy)")
     ap.add_argument("--eval", default="build/app/eval/pktdedup-eval")
     ap.add_argument("--only", default="000,001,002,004", help="papers to run (default all)")
     a = ap.parse_args()
