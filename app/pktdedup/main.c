@@ -532,6 +532,8 @@ int main(int argc, char **argv)
 		rc = pd_replay_open();
 		status = rc == 0 ? 0 : rc == -2 ? 2 : 1; /* -2: a bad --bpf */
 	}
+	if (status == 0 && !pd_app.replay) /* lcores and hugepages, named with their fix */
+		status = pd_eal_check(sep, argv);
 	if (status != 0)
 		return status;
 	stop_signals(1);

@@ -244,6 +244,11 @@ int pd_app_check_distinct(const struct pd_app_config *cfg);
  * at start so that a run of days does not lose its state to a typo: 0, or -1 and a message. */
 int pd_app_check_outputs(const struct pd_app_config *cfg);
 
+/* eal_check.c: before EAL starts an inline run (argv[1..argc) are EAL's options): lcores
+ * this process cannot run on, no free hugepages or no hugetlbfs, each named with its
+ * fix. 0, or the exit status (2: a bad lcore; 1: no hugepages). */
+int pd_eal_check(int argc, char **argv);
+
 /* Seconds on the TSC clock. */
 static inline double pd_now_s(void)
 {

@@ -107,7 +107,10 @@ int pd_ports_choose(void)
 	/* ports: the pair, one port, or the default */
 	nb_ports = rte_eth_dev_count_avail();
 	if (nb_ports == 0) {
-		PD_LOG(ERR, "no ports (bind a NIC to DPDK, or give --vdev)\n");
+		PD_LOG(ERR, "no ports: bind a NIC to DPDK (dpdk-devbind.py --status lists them;"
+			" bash scripts/setup-inline.sh shows them too), or give EAL a virtual"
+			" device: --vdev net_null0, --vdev net_pcap0,rx_pcap=IN.pcap, or"
+			" --vdev net_af_packet0,iface=eth0 (docs/app.md)\n");
 		return 1;
 	}
 	if (c->nports == 0) {
