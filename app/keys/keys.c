@@ -23,7 +23,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pktdedup-keys [options] FILE.pcap\n"
+		"Usage: pktdedup-keys [options] FILE.pcap\n"
 		"\n"
 		"Print the key pktdedup extracts from each frame: one line per frame,\n"
 		"  <index> ok <key as hex>     or     <index> <reason>\n"

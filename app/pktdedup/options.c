@@ -24,8 +24,8 @@ void pd_app_usage(FILE *out)
 	char windowed[96];
 
 	fprintf(out,
-		"usage: pktdedup [EAL options] -- [pktdedup options]\n"
-		"       pktdedup --pcap-in IN.pcap [--pcap-out OUT.pcap] [pktdedup options]\n"
+		"Usage: pktdedup [EAL options] -- [pktdedup options]\n"
+		"  or:  pktdedup --pcap-in IN.pcap [--pcap-out OUT.pcap] [pktdedup options]\n"
 		"\n"
 		"Removes duplicate packets: each worker lcore extracts a key from every packet,\n"
 		"hashes it into its own dedup filter, and drops, marks or counts duplicates\n"
