@@ -9,10 +9,10 @@ set -euo pipefail
 # runtimes for libFuzzer, python3 with scapy for the fixture generator, editcap
 # (wireshark-common) as the independent dedup reference, tcpreplay, tcpdump and iproute2
 # for the inline test on veth pairs; help2man makes the man pages from --help, and
-# man-db reads them back in the install test.
+# man-db reads them back in the install test; the exporter's Prometheus client library.
 pkgs=(gcc pkg-config meson ninja-build libxxhash-dev libpcap-dev zlib1g-dev libdpdk-dev libcmocka-dev
 	clang libclang-rt-14-dev python3 python3-scapy wireshark-common tcpreplay tcpdump iproute2
-	help2man man-db
+	help2man man-db python3-prometheus-client
 	"$@")
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,30 +1,45 @@
 #!/usr/bin/python3
-"""Read pktdedup's telemetry (DPDK's telemetry socket) and print it in Prometheus text
-exposition format, once, or serve it over HTTP for Prometheus to scrape.
-Standard library only (docs/app.md, "Telemetry").
+"""Export pktdedup's telemetry (DPDK's telemetry socket) to Prometheus.
 
-    pktdedup-prometheus.py [--file-prefix P | --socket PATH] [--serve PORT [--bind ADDR]]
+Built on the Prometheus client library (Debian: python3-prometheus-client), which writes
+the standard text exposition and serves it (docs/app.md, "Telemetry"). Installed as
+pktdedup-prometheus.
+
+    pktdedup-prometheus [--file-prefix P | --socket PATH] [--serve PORT [--bind ADDR]]
 
 --file-prefix is EAL's (default "rte"): the socket is /var/run/dpdk/P/dpdk_telemetry.v2;
-a replay run with --telemetry prints its socket. With --serve, GET /metrics queries the
-socket at each scrape. Exit status: 0, or 1 when the socket cannot be read.
+a replay run with --telemetry prints its socket. Without --serve the metrics are printed
+once; with it, Prometheus scrapes /metrics and each scrape queries the socket. Exit
+status: 0, or 1 when the socket cannot be read (printing once; serving, pktdedup_up
+says 0 instead).
 
-Series (all counters are totals since pktdedup started):
-  pktdedup_<counter>_total                  /pktdedup/stats: rx, tx, duplicate, dropped...
+Series (counters are totals since pktdedup started):
+  pktdedup_up                                     1 when the socket answered
+  pktdedup_<counter>_total                        /pktdedup/stats: rx, tx, duplicate...
   pktdedup_worker_<counter>_total{worker,lcore}   /pktdedup/workers
-  pktdedup_port_<counter>_total{port,name}  /pktdedup/ports (the port's own counts too)
+  pktdedup_port_<counter>_total{port,name}        /pktdedup/ports (the port's own too)
   pktdedup_info{filter,parameters,key,...} 1      /pktdedup/config
-  pktdedup_loss_budget, pktdedup_predicted_fpr, pktdedup_predicted_fnr, pktdedup_window_seconds
-  pktdedup_estimated_fpr{bound="estimate"|"lower"|"upper"} and pktdedup_estimated_fnr{...}
-  pktdedup_duplicate_delay_seconds_bucket{le} and _count     /pktdedup/delays
+  pktdedup_loss_budget, pktdedup_predicted_fpr, pktdedup_predicted_fnr,
+  pktdedup_window_seconds
+  pktdedup_estimated_fpr{bound="estimate"|"lower"|"upper"}, pktdedup_estimated_fnr{...}
+  pktdedup_duplicate_delay_seconds_bucket{le}, _sum, _count   /pktdedup/delays
 """
 import argparse
-import http.server
 import json
 import re
 import socket
 import sys
+import time
 
+try:
+    from prometheus_client import CollectorRegistry, generate_latest, start_http_server
+    from prometheus_client.core import (CounterMetricFamily, GaugeMetricFamily,
+                                        HistogramMetricFamily, InfoMetricFamily)
+except ImportError:
+    sys.exit("pktdedup-prometheus: needs the Prometheus client library: apt-get install "
+             "python3-prometheus-client, and run it with /usr/bin/python3")
+
+VERSION = "0.1.0"
 COMMANDS = ["/pktdedup/stats", "/pktdedup/workers", "/pktdedup/ports", "/pktdedup/config",
             "/pktdedup/delays"]
 UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -33,23 +48,17 @@ UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
 def query(path):
     """Every command's answer, from one connection."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.connect(path)
-    greeting = json.loads(s.recv(1 << 16))
-    size = int(greeting.get("max_output_len", 1 << 20))
-    out = {}
-    for cmd in COMMANDS:
-        s.send(cmd.encode())
-        out[cmd] = json.loads(s.recv(size)).get(cmd)
-    s.close()
-    return out
-
-
-def esc(v):
-    return str(v).replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")
-
-
-def labels(d):
-    return "{" + ",".join('%s="%s"' % (k, esc(v)) for k, v in d.items()) + "}" if d else ""
+    try:
+        s.connect(path)
+        greeting = json.loads(s.recv(1 << 16))
+        size = int(greeting.get("max_output_len", 1 << 20))
+        out = {}
+        for cmd in COMMANDS:
+            s.send(cmd.encode())
+            out[cmd] = json.loads(s.recv(size)).get(cmd)
+        return out
+    finally:
+        s.close()
 
 
 def number(v):
@@ -64,106 +73,104 @@ def bound_s(name):
     return int(m.group(1)) * UNIT_S[m.group(2)] if m else None
 
 
-def exposition(t):
-    lines = []
-
-    def metric(name, kind, help_, samples):
-        lines.append("# HELP %s %s" % (name, help_))
-        lines.append("# TYPE %s %s" % (name, kind))
-        for lab, v in samples:
-            lines.append("%s%s %s" % (name, labels(lab), repr(float(v)) if isinstance(v, float)
-                                      else v))
-
+def families(t):
+    """The metric families of one telemetry reading."""
     stats = t["/pktdedup/stats"] or {}
     for k, v in stats.items():
-        if number(v) and not k.startswith("est_") and k not in ("workers", "window_ns"):
-            metric("pktdedup_%s_total" % k, "counter", "pktdedup %s, all workers" % k,
-                   [({}, v)])
+        if number(v) and not k.startswith(("est_", "delay_")) and k not in ("workers", "window_ns"):
+            yield CounterMetricFamily("pktdedup_" + k, "pktdedup %s, all workers" % k, value=v)
     for which in ("fpr", "fnr"):
         if "est_" + which in stats:
-            metric("pktdedup_estimated_%s" % which, "gauge",
-                   "live %s estimate from the sampled exact shadow, with its 95%% interval"
-                   % which.upper(),
-                   [({"bound": "estimate"}, float(stats["est_" + which])),
-                    ({"bound": "lower"}, float(stats["est_%s_lo" % which])),
-                    ({"bound": "upper"}, float(stats["est_%s_hi" % which]))])
+            g = GaugeMetricFamily("pktdedup_estimated_" + which,
+                                  "live %s estimate from the sampled exact shadow, with its "
+                                  "95%% interval" % which.upper(), labels=["bound"])
+            g.add_metric(["estimate"], float(stats["est_" + which]))
+            g.add_metric(["lower"], float(stats["est_%s_lo" % which]))
+            g.add_metric(["upper"], float(stats["est_%s_hi" % which]))
+            yield g
     workers = t["/pktdedup/workers"] or {}
-    names = sorted({k for w in workers.values() for k, v in w.items() if number(v)} - {"lcore"})
-    for k in names:
-        metric("pktdedup_worker_%s_total" % k, "counter", "pktdedup %s per worker" % k,
-               [({"worker": i, "lcore": w.get("lcore", "")}, w[k])
-                for i, w in sorted(workers.items(), key=lambda x: int(x[0])) if k in w])
+    order = sorted(workers.items(), key=lambda x: int(x[0]))
+    for k in sorted({k for w in workers.values() for k, v in w.items() if number(v)} - {"lcore"}):
+        c = CounterMetricFamily("pktdedup_worker_" + k, "pktdedup %s per worker" % k,
+                                labels=["worker", "lcore"])
+        for i, w in order:
+            if k in w:
+                c.add_metric([i, str(w.get("lcore", ""))], w[k])
+        yield c
     ports = t["/pktdedup/ports"] or {}
-    names = sorted({k for p in ports.values() for k, v in p.items() if number(v)})
-    for k in names:
-        metric("pktdedup_port_%s_total" % k, "counter", "per port: %s" % k,
-               [({"port": i, "name": p.get("name", "")}, p[k])
-                for i, p in sorted(ports.items(), key=lambda x: int(x[0])) if k in p])
+    order = sorted(ports.items(), key=lambda x: int(x[0]))
+    for k in sorted({k for p in ports.values() for k, v in p.items() if number(v)}):
+        c = CounterMetricFamily("pktdedup_port_" + k, "per port: %s" % k, labels=["port", "name"])
+        for i, p in order:
+            if k in p:
+                c.add_metric([i, str(p.get("name", ""))], p[k])
+        yield c
     cfg = t["/pktdedup/config"] or {}
     if cfg:
-        info = {k: v for k, v in cfg.items() if isinstance(v, str) and
-                k not in ("loss_budget", "predicted_fpr", "predicted_fnr")}
-        metric("pktdedup_info", "gauge", "the resolved plan and settings", [(info, 1)])
+        yield InfoMetricFamily("pktdedup", "the resolved plan and settings",
+                               value={k: v for k, v in cfg.items() if isinstance(v, str) and
+                                      k not in ("loss_budget", "predicted_fpr", "predicted_fnr")})
         for k in ("loss_budget", "predicted_fpr", "predicted_fnr"):
             if k in cfg:
-                metric("pktdedup_" + k, "gauge", "the planner's " + k.replace("_", " "),
-                       [({}, float(cfg[k]))])
-        metric("pktdedup_window_seconds", "gauge", "the window (0: none)",
-               [({}, cfg.get("window_ns", 0) / 1e9)])
+                yield GaugeMetricFamily("pktdedup_" + k, "the planner's " + k.replace("_", " "),
+                                        value=float(cfg[k]))
+        yield GaugeMetricFamily("pktdedup_window_seconds", "the window (0: none)",
+                                value=cfg.get("window_ns", 0) / 1e9)
     delays = t["/pktdedup/delays"] or {}
     if delays:
-        name = "pktdedup_duplicate_delay_seconds"
-        lines.append("# HELP %s duplicates by delay since their copy (no _sum: pktdedup "
-                     "keeps buckets only)" % name)
-        lines.append("# TYPE %s histogram" % name)
-        cum = 0
+        buckets, cum = [], 0
         for bucket, n in delays.items():  # in bucket order, cumulated
             cum += n
             b = bound_s(bucket)
-            lines.append('%s_bucket{le="%s"} %d' % (name, "+Inf" if b is None else "%g" % b, cum))
-        lines.append("%s_count %d" % (name, cum))
-    return "\n".join(lines) + "\n"
+            buckets.append(("+Inf" if b is None else "%g" % b, cum))
+        yield HistogramMetricFamily("pktdedup_duplicate_delay_seconds",
+                                    "duplicates by delay since their copy", buckets=buckets,
+                                    sum_value=stats.get("delay_sum_ns", 0) / 1e9)
+
+
+class Collector:
+    """Queries the socket at each collection (each scrape)."""
+
+    def __init__(self, path, strict):
+        self.path = path
+        self.strict = strict
+
+    def collect(self):
+        try:
+            t = query(self.path)
+        except (OSError, ValueError) as e:
+            if self.strict:
+                raise
+            print("pktdedup-prometheus: %s: %s" % (self.path, e), file=sys.stderr)
+            yield GaugeMetricFamily("pktdedup_up", "the telemetry socket answered", value=0)
+            return
+        yield GaugeMetricFamily("pktdedup_up", "the telemetry socket answered", value=1)
+        yield from families(t)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="pktdedup-prometheus",
+                                 description=__doc__.split("\n")[0])
     ap.add_argument("--file-prefix", default="rte", help="EAL's --file-prefix (default rte)")
     ap.add_argument("--socket", help="the telemetry socket's path (instead of --file-prefix)")
     ap.add_argument("--serve", type=int, metavar="PORT", help="serve /metrics over HTTP")
     ap.add_argument("--bind", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
+    ap.add_argument("--version", action="version", version="pktdedup-prometheus " + VERSION)
     a = ap.parse_args()
     path = a.socket or "/var/run/dpdk/%s/dpdk_telemetry.v2" % a.file_prefix
-
+    registry = CollectorRegistry()
+    registry.register(Collector(path, strict=a.serve is None))
     if a.serve is None:
         try:
-            sys.stdout.write(exposition(query(path)))
-        except OSError as e:
+            sys.stdout.write(generate_latest(registry).decode())
+        except (OSError, ValueError) as e:
             print("pktdedup-prometheus: %s: %s (is pktdedup running with that prefix?)"
-                  % (path, e.strerror or e), file=sys.stderr)
+                  % (path, getattr(e, "strerror", None) or e), file=sys.stderr)
             return 1
         return 0
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            if self.path != "/metrics":
-                self.send_error(404, "only /metrics")
-                return
-            try:
-                body = exposition(query(path)).encode()
-            except OSError as e:
-                self.send_error(503, "%s: %s" % (path, e.strerror or e))
-                return
-            self.send_response(200)
-            self.send_header("Content-Type", "text/plain; version=0.0.4")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    http.server.HTTPServer((a.bind, a.serve), Handler).serve_forever()
-    return 0
+    start_http_server(a.serve, addr=a.bind, registry=registry)
+    while True:
+        time.sleep(3600)
 
 
 if __name__ == "__main__":

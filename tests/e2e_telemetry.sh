@@ -36,7 +36,7 @@ for cmd in ["/pktdedup/stats", "/pktdedup/workers", "/pktdedup/ports", "/pktdedu
     out.update(json.loads(s.recv(1 << 20)))
 json.dump(out, open(sys.argv[2], "w"))
 PY
-python3 "$root/scripts/pktdedup-prometheus.py" --file-prefix "$prefix" >"$tmp/prom.txt" || rc=$?
+/usr/bin/python3 "$root/scripts/pktdedup-prometheus.py" --file-prefix "$prefix" >"$tmp/prom.txt" || rc=$?
 wait $pid || rc=$?
 [ "$rc" -eq 0 ] || { echo "FAIL: status $rc" >&2; cat "$tmp/err" >&2; exit 1; }
 /usr/bin/python3 - "$tmp/tel.json" "$tmp/out.json" <<'PY'
@@ -86,17 +86,25 @@ for line in text.splitlines():
         continue
     m = re.fullmatch(r'(pktdedup_\w+)(\{(\w+="[^"]*",?)*\})? (\S+)', line)
     assert m, line
-    series[m.group(1) + (m.group(2) or "")] = float(m.group(4))
+    labels = sorted(re.findall(r'\w+="[^"]*"', m.group(2) or ""))  # in any order
+    series[m.group(1) + ("{%s}" % ",".join(labels) if labels else "")] = float(m.group(4))
 assert series["pktdedup_rx_total"] > 0, series
-assert series['pktdedup_worker_rx_total{worker="0",lcore="0"}'] > 0
-assert series['pktdedup_port_ipackets_total{port="0",name="net_pcap0"}'] > 0
-assert any(k.startswith("pktdedup_info{filter=\"exact\"") for k in series)
+assert series['pktdedup_worker_rx_total{lcore="0",worker="0"}'] > 0
+assert series['pktdedup_port_ipackets_total{name="net_pcap0",port="0"}'] > 0
+assert any(k.startswith("pktdedup_info{") and 'filter="exact"' in k for k in series)
 assert series['pktdedup_duplicate_delay_seconds_bucket{le="+Inf"}'] == \
     series["pktdedup_duplicate_delay_seconds_count"] > 0
 buckets = [v for k, v in series.items() if k.startswith("pktdedup_duplicate_delay_seconds_b")]
 assert buckets == sorted(buckets), buckets  # cumulative
 assert 'pktdedup_estimated_fnr{bound="upper"}' in series
-print("ok: pktdedup-prometheus.py: %d series, valid text exposition" % len(series))
+assert series["pktdedup_up"] == 1
+# the histogram's _sum: the delays added up, in seconds; at least each counted copy's
+# bucket's lower bound (1 us from the second bucket on)
+above_1us = series["pktdedup_duplicate_delay_seconds_count"] - \
+    series['pktdedup_duplicate_delay_seconds_bucket{le="1e-06"}']
+assert series["pktdedup_duplicate_delay_seconds_sum"] >= above_1us * 1e-6 > 0, series
+print("ok: pktdedup-prometheus: %d series, valid text exposition, histogram with _sum" %
+      len(series))
 PY
 
 # a replay serves telemetry with --telemetry, here while it waits on its input pipe; the
@@ -113,11 +121,11 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 [ -n "$sock" ] || { echo "FAIL: replay --telemetry printed no socket: $(cat "$tmp/rerr")" >&2; exit 1; }
-python3 "$root/scripts/pktdedup-prometheus.py" --socket "$sock" >"$tmp/rprom.txt" ||
+/usr/bin/python3 "$root/scripts/pktdedup-prometheus.py" --socket "$sock" >"$tmp/rprom.txt" ||
 	{ echo "FAIL: the exporter could not read the replay's telemetry" >&2; exit 1; }
 exec 3>&-
 wait $rpid || { echo "FAIL: replay status $?: $(cat "$tmp/rerr")" >&2; exit 1; }
-grep -q '^pktdedup_info{filter="qhtlru"' "$tmp/rprom.txt" && grep -q '^pktdedup_rx_total ' "$tmp/rprom.txt" ||
+grep -q '^pktdedup_info{.*filter="qhtlru"' "$tmp/rprom.txt" && grep -q '^pktdedup_rx_total ' "$tmp/rprom.txt" ||
 	{ echo "FAIL: replay telemetry: $(head -5 "$tmp/rprom.txt")" >&2; exit 1; }
 [ ! -e "$sock" ] && [ ! -d "$(dirname "$sock")" ] ||
 	{ echo "FAIL: replay left $(dirname "$sock") behind" >&2; exit 1; }

@@ -22,10 +22,17 @@ for f in bin/pktdedup bin/pktdedup-eval bin/pktdedup-keys bin/pktdedup-prometheu
 	[ -s "$root/$f" ] || fail "not installed: $prefix/$f"
 done
 [ -x "$root/bin/pktdedup-prometheus" ] || fail "pktdedup-prometheus is not executable"
+tools=(pktdedup pktdedup-eval pktdedup-keys)
+if /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null; then # its page needs it
+	tools+=(pktdedup-prometheus)
+	"$root/bin/pktdedup-prometheus" --version | grep -q "^pktdedup-prometheus " ||
+		fail "pktdedup-prometheus --version"
+fi
 echo "ok: meson install: programs, man pages, unit, options file"
 
 # the man pages: every long option of each tool's --help is in its page
-for t in pktdedup pktdedup-eval pktdedup-keys; do
+for t in "${tools[@]}"; do
+	[ -s "$root/share/man/man1/$t.1" ] || fail "not installed: $prefix/share/man/man1/$t.1"
 	page=$(MANWIDTH=200 man -l "$root/share/man/man1/$t.1" 2>/dev/null) || fail "man -l $t.1"
 	for o in $("$root/bin/$t" --help 2>&1 | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
 		grep -q -- "$o" <<<"$page" || fail "$t.1 lacks $o"

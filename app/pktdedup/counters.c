@@ -32,6 +32,7 @@ void pd_counters_sum(struct pd_counters *t)
 			t->reasons[r] += c->reasons[r];
 		for (int b = 0; b < PD_DELAY_BUCKETS; b++)
 			t->delay[b] += c->delay[b];
+		t->delay_sum_ns += c->delay_sum_ns;
 		for (int p = 0; p < RTE_MAX_ETHPORTS; p++) {
 			t->port_rx[p] += c->port_rx[p];
 			t->port_dup[p] += c->port_dup[p];

@@ -96,8 +96,10 @@ void pd_disp_filter(struct pd_worker *w, const uint64_t *h, const uint64_t *ts, 
 
 		pd_filter_burst_hashed_delay(w->filter, h, ts, v, d, n);
 		for (unsigned i = 0; i < n; i++)
-			if (v[i] && d[i] != PD_DELAY_NONE)
+			if (v[i] && d[i] != PD_DELAY_NONE) {
 				w->c.delay[delay_bucket(d[i])]++;
+				w->c.delay_sum_ns += d[i];
+			}
 	} else {
 		pd_filter_burst_hashed(w->filter, h, t, v, n);
 	}

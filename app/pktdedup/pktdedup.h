@@ -111,6 +111,7 @@ struct pd_counters {
 	uint64_t reasons[PD_KEY_REASON_COUNT];
 	uint64_t oversize; /* frames longer than the key scratch buffer (unparseable) */
 	uint64_t delay[PD_DELAY_BUCKETS]; /* duplicates by delay since their copy */
+	uint64_t delay_sum_ns;            /* the sum of those delays (a histogram's _sum) */
 	uint64_t port_rx[RTE_MAX_ETHPORTS];  /* received, by input port */
 	uint64_t port_dup[RTE_MAX_ETHPORTS]; /* duplicates, by input port */
 };

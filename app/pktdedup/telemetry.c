@@ -201,9 +201,11 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 	rte_tel_data_add_dict_u64(d, "window_ns", pd_app.cfg.filter.window);
 	add_estimate(d);
 	if (pd_app.want_delay) {
-		/* counts per bucket: [0,1us), [1us,2us), ... [5s,10s), >= 10s */
+		/* counts per bucket: [0,1us), [1us,2us), ... [5s,10s), >= 10s, and the sum of
+		 * the delays (a Prometheus histogram's _sum) */
 		struct rte_tel_data *h = rte_tel_data_alloc();
 
+		rte_tel_data_add_dict_u64(d, "delay_sum_ns", t.delay_sum_ns);
 		if (h != NULL) {
 			rte_tel_data_start_array(h, RTE_TEL_U64_VAL);
 			for (int b = 0; b < PD_DELAY_BUCKETS; b++)
