@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# pktdedup's cost per packet over dpdk-testpmd --forward-mode=io, one worker, side by
-# side on the same vdev: net_pcap replaying 65,536 different 64-byte UDP/IPv4 frames from
-# memory in a loop (infinite_rx; TX without a file drops). pktdedup runs with dedup on
-# and --action count (it forwards every packet, as testpmd does). Each of REPS rounds runs
-# testpmd, then pktdedup, SECS seconds each, then tests/bench/bench_isolated on the same
-# frames: the key, its hash, the filter alone and the live estimate (thread CPU time,
-# docs/estimate.md). Prints medians:
-# each program's ns/packet, what pktdedup adds over testpmd, and the isolated costs
-# with their sum (docs/speed.md). A benchmark, not a test; dpdk-testpmd comes with
-# Debian's dpdk-dev.
+# pktdedup's cost per packet over dpdk-testpmd, one worker, side by side on the same vdev:
+# net_pcap replaying 65,536 different 64-byte UDP/IPv4 frames from memory in a loop
+# (infinite_rx; TX without a file drops). testpmd runs twice: --forward-mode=macswap, which
+# reads and writes every header as any forwarder that looks at packets must (the floor
+# for pktdedup, which must read them), and io, which touches nothing (printed beside it).
+# pktdedup runs with dedup on and --action count (it forwards every packet, as testpmd
+# does). Each of REPS rounds runs testpmd io, testpmd macswap, then pktdedup, SECS seconds
+# each, then tests/bench/bench_isolated on the same frames: the key, its hash, the filter
+# alone and the live estimate (thread CPU time, docs/estimate.md). Prints medians: each
+# program's ns/packet, what pktdedup adds over each testpmd, and the isolated costs with
+# their sum (docs/speed.md). A benchmark, not a test; dpdk-testpmd comes with Debian's
+# dpdk-dev.
 #   bash scripts/bench_app.sh [SECS] [REPS] [pktdedup options...]
 # Options must include --key, --filter and --memory (default: --key flow --filter
 # qhtlru --memory 64M, the app's default filter): bench_isolated takes the same.
@@ -74,9 +76,9 @@ rate_pktdedup() { # binary, more options...
 		awk '/s rx / { t = $2 + 0; r = $4; if (t >= 2 && pt >= 1) print (r - pr) / (t - pt) / 1e6; pt = t; pr = r }' |
 		sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
 }
-rate_testpmd() {
+rate_testpmd() { # forward mode: io (touches nothing) or macswap (reads and writes headers)
 	{ timeout -s INT $((secs + 2)) dpdk-testpmd "${eal[@]}" --file-prefix "bench$$" \
-		-l 0-1 --vdev "$vdev" -- --forward-mode=io --port-topology=loop --stats-period 1 \
+		-l 0-1 --vdev "$vdev" -- --forward-mode="$1" --port-topology=loop --stats-period 1 \
 		--total-num-mbufs=100000 -a 2>/dev/null || true; } |
 		awk '/Rx-pps:/ { n++; if (n >= 2) print $2 / 1e6 }' |
 		sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
@@ -84,12 +86,18 @@ rate_testpmd() {
 echo "pktdedup options: --action count ${extra[*]}${VS:+; VS adds: ${vs[*]}}"
 p=()
 t=()
+s=()
 v=()
 iso=()
 for r in $(seq "$reps"); do
-	t+=("$(rate_testpmd)")
+	t+=("$(rate_testpmd io)")
+	s+=("$(rate_testpmd macswap)")
 	p+=("$(rate_pktdedup build/app/pktdedup/pktdedup)")
-	line="run $r: testpmd ${t[-1]} Mpps, pktdedup ${p[-1]} Mpps"
+	for x in "${t[-1]}" "${s[-1]}" "${p[-1]}"; do
+		[ -n "$x" ] || { echo "bench_app.sh: a run gave no rate (see it alone:" \
+			"the commands are above)" >&2; exit 1; }
+	done
+	line="run $r: testpmd io ${t[-1]} Mpps, macswap ${s[-1]} Mpps, pktdedup ${p[-1]} Mpps"
 	if [ ${#vs[@]} -ne 0 ]; then
 		v+=("$(rate_pktdedup build/app/pktdedup/pktdedup "${vs[@]}")")
 		line="$line, with ${vs[*]} ${v[-1]} Mpps"
@@ -105,15 +113,17 @@ field() { # the median of isolated field $1 over the rounds
 	med "${x[@]}"
 }
 mt=$(med "${t[@]}")
+ms=$(med "${s[@]}")
 mp=$(med "${p[@]}")
-echo "median: testpmd $mt Mpps, pktdedup $mp Mpps, ratio $(ratio "$mp" "$mt")"
-awk -v t="$mt" -v p="$mp" -v k="$(field key)" -v h="$(field hash)" -v f="$(field filter)" \
-	-v e="$(field estimate)" 'BEGIN {
-	printf "| testpmd ns/packet | pktdedup ns/packet | added | isolated: key | hash | filter |"
-	printf " estimate | sum |\n"
-	printf "| %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f |\n",
-		1e3 / t, 1e3 / p, 1e3 / p - 1e3 / t, k, h, f, e, k + h + f + e }'
+echo "median: testpmd io $mt Mpps, macswap $ms Mpps, pktdedup $mp Mpps"
+awk -v t="$mt" -v s="$ms" -v p="$mp" -v k="$(field key)" -v h="$(field hash)" \
+	-v f="$(field filter)" -v e="$(field estimate)" 'BEGIN {
+	printf "| testpmd io ns/packet | macswap | pktdedup | added over io | over macswap |"
+	printf " isolated: key | hash | filter | estimate | sum |\n"
+	printf "| %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f |\n",
+		1e3 / t, 1e3 / s, 1e3 / p, 1e3 / p - 1e3 / t, 1e3 / p - 1e3 / s, k, h, f, e,
+		k + h + f + e }'
 if [ ${#vs[@]} -ne 0 ]; then
 	mv=$(med "${v[@]}")
-	echo "median with ${vs[*]}: $mv Mpps, ratio to testpmd $(ratio "$mv" "$mt"), to pktdedup without $(ratio "$mv" "$mp")"
+	echo "median with ${vs[*]}: $mv Mpps, ratio to testpmd io $(ratio "$mv" "$mt"), to pktdedup without $(ratio "$mv" "$mp")"
 fi
