@@ -8,7 +8,7 @@ bash scripts/build.sh
 n=${1:-10000000}
 reps=${2:-3}
 eval_bin=build/app/eval/pktdedup-eval
-filters="sbf rsbf bsbf bsbfsd rlbsbf qht qhtd qqhtd bloom lru fpbuffering timerbf exact"
+filters="sbf rsbf bsbf bsbfsd rlbsbf qht qhtd qqhtd bloom lru fpbuffering timerbf exact qhtlru"
 printf '%-12s %14s %14s\n' filter "1 MiB ns/key" "64 MiB ns/key"
 for f in $filters; do
 	row=()
