@@ -31,13 +31,15 @@ int cli_bad(const char *opt, const char *val, const char *why)
 int cli_size(const char *opt, const char *s, uint64_t *out)
 {
 	static const char *const units = "KMGT";
+	static const char bad_unit[] = "unknown unit (use K, M, G or T, with B or iB if you like)";
+	static const char bad_size[] = "expected a size such as 64M, 1.5G or 4096";
 	__extension__ typedef unsigned __int128 u128;
 	u128 ip = 0, frac = 0, den = 1, v;
 	unsigned shift = 0;
 	const char *p = s, *u;
 
 	if (*p < '0' || *p > '9')
-		return cli_bad(opt, s, "expected a size such as 64M, 1.5G or 4096");
+		return cli_bad(opt, s, bad_size);
 	for (; *p >= '0' && *p <= '9'; p++) {
 		ip = ip * 10 + (unsigned)(*p - '0');
 		if (ip > UINT64_MAX)
@@ -45,7 +47,7 @@ int cli_size(const char *opt, const char *s, uint64_t *out)
 	}
 	if (*p == '.') {
 		if (p[1] < '0' || p[1] > '9')
-			return cli_bad(opt, s, "expected a size such as 64M, 1.5G or 4096");
+			return cli_bad(opt, s, bad_size);
 		for (p++; *p >= '0' && *p <= '9'; p++) {
 			if (den >= (u128)1000000000000000000ULL) /* 18 places: finer than a byte */
 				return cli_bad(opt, s, "not a whole number of bytes");
@@ -60,16 +62,16 @@ int cli_size(const char *opt, const char *s, uint64_t *out)
 		if (*p == 'i' || *p == 'I')
 			p++;
 		else if (*p != 'b' && *p != 'B' && *p != '\0')
-			return cli_bad(opt, s, "unknown unit (use K, M, G or T, with B or iB if you like)");
+			return cli_bad(opt, s, bad_unit);
 		if (*p == 'b' || *p == 'B')
 			p++;
 		else if (p[-1] == 'i' || p[-1] == 'I')
-			return cli_bad(opt, s, "unknown unit (use K, M, G or T, with B or iB if you like)");
+			return cli_bad(opt, s, bad_unit);
 	} else if (*p == 'b' || *p == 'B') {
 		p++;
 	}
 	if (*p != '\0')
-		return cli_bad(opt, s, "unknown unit (use K, M, G or T, with B or iB if you like)");
+		return cli_bad(opt, s, bad_unit);
 	if ((frac << shift) % den != 0)
 		return cli_bad(opt, s, "not a whole number of bytes");
 	v = (ip << shift) + (frac << shift) / den;

@@ -4,8 +4,8 @@
  * (lib's pd_estimate) counts its sampled keys per level; the workers' counts are added
  * at the highest sampling level any of them reached, so that every worker contributes
  * the same share of its keys. Written into the periodic line and the JSON summary, and
- * read by telemetry's /pktdedup/stats (pd_estimate_view); read while the workers run (counters may be one burst
- * apart, as the others).
+ * read by telemetry's /pktdedup/stats (pd_estimate_view); read while the workers run
+ * (counters may be one burst apart, as the others).
  */
 #include <inttypes.h>
 #include <stdio.h>
