@@ -125,7 +125,7 @@ def families(t):
             buckets.append(("+Inf" if b is None else "%g" % b, cum))
         yield HistogramMetricFamily("pktdedup_duplicate_delay_seconds",
                                     "duplicates by delay since their copy", buckets=buckets,
-                                    sum_value=stats.get("delay_sum_ns", 0) / 1e9)
+                                    sum_value=int(stats.get("delay_sum_ns", 0)) / 1e9)
 
 
 class Collector:

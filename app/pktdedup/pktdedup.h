@@ -111,7 +111,9 @@ struct pd_counters {
 	uint64_t reasons[PD_KEY_REASON_COUNT];
 	uint64_t oversize; /* frames longer than the key scratch buffer (unparseable) */
 	uint64_t delay[PD_DELAY_BUCKETS]; /* duplicates by delay since their copy */
-	uint64_t delay_sum_ns;            /* the sum of those delays (a histogram's _sum) */
+	/* the sum of those delays (a histogram's _sum): 128 bits, as 64 wrap after 584
+	 * years of summed delay, months at a million copies a second a millisecond late */
+	__extension__ unsigned __int128 delay_sum_ns;
 	uint64_t port_rx[RTE_MAX_ETHPORTS];  /* received, by input port */
 	uint64_t port_dup[RTE_MAX_ETHPORTS]; /* duplicates, by input port */
 };

@@ -170,6 +170,20 @@ static void add_estimate(struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "est_rate_log2", v.level);
 }
 
+/* A 128-bit count as a decimal string (telemetry's integers have 64 bits). */
+__extension__ typedef unsigned __int128 tel_u128_t;
+static void tel_u128(struct rte_tel_data *d, const char *name, tel_u128_t v)
+{
+	char s[48], *p = s + sizeof(s) - 1;
+
+	*p = '\0';
+	do {
+		*--p = (char)('0' + (unsigned)(v % 10));
+		v /= 10;
+	} while (v != 0);
+	rte_tel_data_add_dict_string(d, name, p);
+}
+
 /* {"rx": .., ...}: every counter of PD_COUNTERS summed, the reasons frames had no key,
  * what the ports lost, the estimate and the delay histogram. */
 static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -205,7 +219,7 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 		 * the delays (a Prometheus histogram's _sum) */
 		struct rte_tel_data *h = rte_tel_data_alloc();
 
-		rte_tel_data_add_dict_u64(d, "delay_sum_ns", t.delay_sum_ns);
+		tel_u128(d, "delay_sum_ns", t.delay_sum_ns);
 		if (h != NULL) {
 			rte_tel_data_start_array(h, RTE_TEL_U64_VAL);
 			for (int b = 0; b < PD_DELAY_BUCKETS; b++)
