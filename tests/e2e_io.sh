@@ -112,7 +112,10 @@ echo "ok: --out-format pcap = editcap -F nsecpcap -D; --out-format pcapng = edit
 magic() { xxd -l 4 -p "$1"; }
 "$bin" --pcap-in "$root/pcap/dups.pcap" --pcap-out byname.pcapng --dup-out byname-dups.CAP \
 	"${l2[@]}"
-"$bin" --pcap-in dups.pcapng --pcap-out byname.pcap --dup-out byname-dups.ntar "${l2[@]}"
+"$bin" --pcap-in dups.pcapng --pcap-out byname.pcap --dup-out byname-dups.ntar "${l2[@]}" \
+	2>byname.err
+grep -q -- "--pcap-out byname.pcap: written as pcap, from its name: the input's pcapng" byname.err ||
+	{ cat byname.err >&2; fail "pcapng to a .pcap name: no warning of what pcap drops"; }
 "$bin" --pcap-in dups.pcapng --pcap-out same.pcap --out-format same "${l2[@]}"
 "$bin" --pcap-in dups.pcapng --pcap-out noext.out "${l2[@]}"
 [ "$(magic byname.pcapng)" = 0a0d0d0a ] && [ "$(magic byname-dups.CAP)" = d4c3b2a1 ] &&

@@ -47,8 +47,13 @@ struct rio_sink *rio_sink_open(const char *opt, const char *path, enum rio_forma
 		PD_LOG(ERR, "%s: out of memory\n", opt);
 		return NULL;
 	}
-	if (fmt == RIO_AUTO)
+	if (fmt == RIO_AUTO) {
 		fmt = format_of_name(path);
+		if (fmt == RIO_PCAP && in->pcapng) /* what the name drops: said, not silent */
+			PD_LOG(WARNING, "%s %s: written as pcap, from its name: the input's pcapng"
+				" interfaces, comments and other blocks are not kept (--out-format"
+				" pcapng keeps them)\n", opt, path);
+	}
 	if (fmt == RIO_SAME)
 		fmt = in->pcapng ? RIO_PCAPNG : RIO_PCAP;
 	s->ops = formats[fmt];
