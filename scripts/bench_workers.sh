@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# How pktdedup scales from one worker to two, by dispatch, beside dpdk-testpmd io on one
-# and two forwarding cores: rounds of SECS-second runs, every configuration once per
-# round in turn, medians of the per-second rates (docs/speed.md, "Workers").
-#   bash scripts/bench_workers.sh [SECS] [REPS]
-# net_null, packet keys (its frames are 64 zero bytes: one key owns all traffic):
-#   1 worker; 2 workers with RSS (net_null spreads nothing by content: each worker keeps
-#   its own copy of the key, the cost of a worker without the one-key skew); 2 workers
-#   with software dispatch, both receiving, one of them owning the key (the worst case:
-#   its ring fills and the rest passes unchecked; "checked" counts what got a verdict).
-# net_pcap, flow keys on 65,536 different 64-byte UDP frames (balanced keys):
-#   1 worker on one queue; 2 workers with software dispatch on two queues (two rx_pcap
-#   of the same frames), each worker owning about half the keys.
-# Every run: qhtlru 64 MiB per worker, --action count, --no-huge, lcores 0 and 1 (this
-# measures two cores of the machine it runs on; a machine with two cores shares them
-# with everything else).
+# How pktdedup scales with its workers, by dispatch, beside dpdk-testpmd io on as many
+# forwarding cores: rounds of SECS-second runs, every configuration once per round in
+# turn, medians of the per-second rates (docs/speed.md, "Workers").
+#   bash scripts/bench_workers.sh [SECS] [REPS] [WORKERS...]   (default: 5 3 1 2)
+# WORKERS: the worker counts, each at most the CPUs this shell may use (taskset); e.g.
+# 1 2 4 8 15 on a 16-core machine. For each count N:
+#   testpmd io on net_null, N forwarding cores and queues;
+#   pktdedup on net_null, packet keys, N workers with RSS (its frames are 64 zero bytes:
+#     net_null spreads nothing by content, so each worker keeps its own copy of the one
+#     key: the cost of a worker without a skew);
+#   pktdedup on net_pcap, flow keys on 65,536 different 64-byte UDP frames (balanced
+#     keys), N queues (N rx_pcap of the same frames) and N workers with software
+#     dispatch, each owning about 1/N of the keys (N = 1: one queue, no dispatch);
+#   with N >= 2, pktdedup on net_null with software dispatch, every worker receiving and
+#     one owning the key (the worst case: its ring fills and the rest passes unchecked;
+#     "checked" counts what got a verdict).
+# Every run: qhtlru 64 MiB per worker, --action count, --no-huge. Lcores: with fewer
+# workers than CPUs, CPU 0 (where the main lcores of testpmd sleep) is left out; with as
+# many, it is shared. Prints the machine (lscpu) and a table of medians.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
@@ -21,56 +25,87 @@ command -v dpdk-testpmd >/dev/null ||
 	{ echo "bench_workers.sh: needs dpdk-testpmd: apt-get install dpdk-dev" >&2; exit 1; }
 secs=${1:-5}
 reps=${2:-3}
+shift $(($# < 2 ? $# : 2))
+counts=("${@:-1}")
+[ $# -eq 0 ] && counts=(1 2)
+ncpu=$(nproc)
+for n in "${counts[@]}"; do
+	[[ $n =~ ^[1-9][0-9]*$ ]] && [ "$n" -le "$ncpu" ] || {
+		echo "bench_workers.sh: $n workers: give counts from 1 to $ncpu (the CPUs this shell" \
+			"may use)" >&2
+		exit 2
+	}
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" /var/run/dpdk/bw$$' EXIT
-python3 scripts/gen_udp_pcap.py "$tmp/udp64.pcap" 65536
-eal=(--no-huge -m 1536 --no-pci --no-telemetry --log-level '*:error' --file-prefix "bw$$")
-pcap1="net_pcap0,rx_pcap=$tmp/udp64.pcap,infinite_rx=1"
-pcap2="$pcap1,rx_pcap=$tmp/udp64.pcap"
+python3 scripts/gen_udp_pcap.py "$tmp/udp64.pcap" 65536 >/dev/null
+eal=(--no-huge --no-pci --no-telemetry --log-level '*:error' --file-prefix "bw$$")
 med() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-pktdedup() { # lcores vdev options... -> "rx-Mpps checked-Mpps"
-	local l=$1 vdev=$2 out
+first() { [ "$1" -lt "$ncpu" ] && echo 1 || echo 0; } # the first CPU for N workers
+pktdedup() { # workers vdev options... -> "rx-Mpps checked-Mpps"
+	local n=$1 vdev=$2 f out
 	shift 2
-	out=$({ timeout -s INT $((secs + 2)) build/app/pktdedup/pktdedup "${eal[@]}" -l "$l" \
-		--vdev "$vdev" -- --ports 0 --action count --filter qhtlru --memory 64M \
-		--stats-interval 1 "$@" 2>&1 >/dev/null || true; } |
+	f=$(first "$n")
+	out=$({ timeout -s INT $((secs + 2)) build/app/pktdedup/pktdedup "${eal[@]}" \
+		-l "$f-$((f + n - 1))" -m $((1536 * n)) --vdev "$vdev" -- --ports 0 --action count \
+		--filter qhtlru --memory 64M --stats-interval 1 "$@" 2>&1 >/dev/null || true; } |
 		awk '/s rx / { t = $2 + 0; for (i = 3; i < NF; i++) v[$i] = $(i + 1)
 			r = v["rx"]; b = v["bypassed"]
 			if (t >= 2 && pt >= 1) print (r - pr) / (t - pt) / 1e6, (r - b - pr + pb) / (t - pt) / 1e6
 			pt = t; pr = r; pb = b }')
+	[ -n "$out" ] || { echo "bench_workers.sh: pktdedup $n workers $* gave no rate" >&2; exit 1; }
 	echo "$(cut -d' ' -f1 <<<"$out" | med) $(cut -d' ' -f2 <<<"$out" | med)"
 }
-testpmd() { # lcore-map cores -> Mpps (its main lcore, mostly asleep, shares CPU 0)
-	{ timeout -s INT $((secs + 2)) dpdk-testpmd "${eal[@]}" --lcores "$1" --vdev net_null0 -- \
-		--forward-mode=io --port-topology=loop --stats-period 1 --nb-cores="$2" \
-		--rxq="$2" --txq="$2" --total-num-mbufs=100000 -a 2>/dev/null || true; } |
-		awk '/Rx-pps:/ { n++; if (n >= 2) print $2 / 1e6 }' | med
+testpmd() { # forwarding cores -> Mpps (its main lcore, mostly asleep, on CPU 0)
+	local n=$1 f lc="0@0" out
+	f=$(first "$n")
+	for i in $(seq 1 "$n"); do lc+=",$i@$((f + i - 1))"; done
+	out=$({ timeout -s INT $((secs + 4)) dpdk-testpmd "${eal[@]}" -m $((1024 * n)) --lcores "$lc" \
+		--vdev net_null0 -- --forward-mode=io --port-topology=loop --stats-period 1 \
+		--nb-cores="$n" --rxq="$n" --txq="$n" --total-num-mbufs=$((100000 * n)) -a \
+		2>/dev/null || true; } | awk '/Rx-pps:/ { n++; if (n >= 2) print $2 / 1e6 }' | med)
+	[ -n "$out" ] || { echo "bench_workers.sh: testpmd on $n cores gave no rate" >&2; exit 1; }
+	echo "$out"
 }
-names=("testpmd io, 1 core" "testpmd io, 2 cores"
-	"null, packet: 1 worker" "null, packet: 2 workers, RSS"
-	"null, packet: 2 workers, software, one key"
-	"pcap, flow: 1 worker" "pcap, flow: 2 workers, software")
-declare -A res
+pcaps() { # net_pcap with n queues of the frames
+	local v="net_pcap0,infinite_rx=1"
+	for _ in $(seq 1 "$1"); do v+=",rx_pcap=$tmp/udp64.pcap"; done
+	echo "$v"
+}
+lscpu | grep -E '^Model name|^CPU\(s\)|^L2|^L3' | sed 's/  */ /g'
+declare -A tp rss sw one
 for r in $(seq "$reps"); do
-	res[0,$r]="$(testpmd 0@0,1@1 1) -"
-	res[1,$r]="$(testpmd 0@0,1@0,2@1 2) -"
-	res[2,$r]=$(pktdedup 1 net_null0 --key packet)
-	res[3,$r]=$(pktdedup 0-1 net_null0 --key packet --dispatch rss)
-	res[4,$r]=$(pktdedup 0-1 net_null0 --key packet --dispatch software)
-	res[5,$r]=$(pktdedup 1 "$pcap1" --key flow --mbufs 100000)
-	res[6,$r]=$(pktdedup 0-1 "$pcap2" --key flow --dispatch software --mbufs 200000)
-	echo "round $r: $(for i in "${!names[@]}"; do printf '%s: %s; ' "${names[i]}" "${res[$i,$r]}"; done)"
+	for n in "${counts[@]}"; do
+		tp[$n,$r]=$(testpmd "$n")
+		rss[$n,$r]=$(pktdedup "$n" net_null0 --key packet --dispatch rss)
+		if [ "$n" = 1 ]; then
+			sw[$n,$r]=$(pktdedup 1 "$(pcaps 1)" --key flow --mbufs 100000)
+		else
+			sw[$n,$r]=$(pktdedup "$n" "$(pcaps "$n")" --key flow --dispatch software \
+				--mbufs $((100000 * n)))
+			one[$n,$r]=$(pktdedup "$n" net_null0 --key packet --dispatch software)
+		fi
+		echo "round $r, $n worker(s): testpmd ${tp[$n,$r]}; RSS ${rss[$n,$r]};" \
+			"software ${sw[$n,$r]}${one[$n,$r]:+; software, one key ${one[$n,$r]}}" >&2
+	done
 done
-echo "| configuration | Mpps received | Mpps with a verdict | vs 1 |"
-echo "|---|---:|---:|---:|"
-for i in "${!names[@]}"; do
-	rx=$(for r in $(seq "$reps"); do cut -d' ' -f1 <<<"${res[$i,$r]}"; done | med)
-	ck=$(for r in $(seq "$reps"); do cut -d' ' -f2 <<<"${res[$i,$r]}"; done | med)
-	case $i in 0 | 1) base=${m0:-$rx} ;; 2 | 3 | 4) base=${m2:-$rx} ;; *) base=${m5:-$rx} ;; esac
-	[ "$i" = 0 ] && m0=$rx && base=$rx
-	[ "$i" = 2 ] && m2=$rx && base=$rx
-	[ "$i" = 5 ] && m5=$rx && base=$rx
-	v=$ck; [ "$v" = - ] && v=$rx
-	awk -v n="${names[i]}" -v a="$rx" -v c="$ck" -v b="$base" -v v="$v" \
-		'BEGIN { printf "| %s | %.1f | %s | %.2f |\n", n, a, c == "-" ? "-" : sprintf("%.1f", c), v / b }'
+col() { # array count field -> median over the rounds
+	local -n a=$1
+	for r in $(seq "$reps"); do cut -d' ' -f"$3" <<<"${a[$2,$r]}"; done | med
+}
+echo "| workers | testpmd io Mpps | RSS, net_null, packet key: Mpps | vs ${counts[0]} |" \
+	"software dispatch, net_pcap, flow key: Mpps received / with a verdict | vs ${counts[0]} |" \
+	"software, one key owns all: received / with a verdict |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
+r1=$(col rss "${counts[0]}" 1)
+s1=$(col sw "${counts[0]}" 2)
+for n in "${counts[@]}"; do
+	rr=$(col rss "$n" 1)
+	sr=$(col sw "$n" 1)
+	sc=$(col sw "$n" 2)
+	o="-"
+	[ "$n" = 1 ] || o=$(printf "%.1f / %.1f" "$(col one "$n" 1)" "$(col one "$n" 2)")
+	awk -v n="$n" -v t="$(col tp "$n" 1)" -v rr="$rr" -v r1="$r1" -v sr="$sr" -v sc="$sc" \
+		-v s1="$s1" -v o="$o" 'BEGIN { printf "| %d | %.1f | %.1f | %.2f | %.1f / %.1f | %.2f | %s |\n",
+		n, t, rr, rr / r1, sr, sc, sc / s1, o }'
 done
