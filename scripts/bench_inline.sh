@@ -9,16 +9,28 @@
 # rates. Prints each round and the median ratio to this tree's rate, per action. Needs
 # no testpmd (bench_app.sh compares with it). A benchmark, not a test.
 #   bash scripts/bench_inline.sh [SECS] [REPS] [REV...]   (defaults: 5 5 HEAD)
+# Environment: WORKERS=N (default 1) runs N workers with software dispatch, each
+# receiving its own queue of the frames (lcores 0 to N-1); FLOWS=N (default 65536) sets
+# the number of different frames (1024 keep net_pcap's stored copies in cache: its
+# copy from 65,536 stored frames misses the caches twice a packet).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-5}
 reps=${2:-5}
 shift $(($# < 2 ? $# : 2))
 revs=("${@:-HEAD}")
+workers=${WORKERS:-1}
+flows=${FLOWS:-65536}
+[[ $workers =~ ^[1-9][0-9]*$ && $flows =~ ^[1-9][0-9]*$ ]] ||
+	{ echo "bench_inline: WORKERS and FLOWS are positive numbers" >&2; exit 2; }
+lcores=1 opts=()
+[ "$workers" -eq 1 ] || { lcores=0-$((workers - 1)); opts=(--dispatch software); }
 bash scripts/build.sh >/dev/null
 tmp=$(mktemp -d)
 trap 'for r in "${revs[@]}"; do git worktree remove --force "$tmp/wt-$r" 2>/dev/null || true; done; rm -rf "$tmp" "/var/run/dpdk/bi$$"' EXIT
-/usr/bin/python3 scripts/gen_udp_pcap.py "$tmp/udp64.pcap" 65536 >/dev/null
+/usr/bin/python3 scripts/gen_udp_pcap.py "$tmp/udp64.pcap" "$flows" >/dev/null
+vdev=net_pcap0,infinite_rx=1
+for _ in $(seq "$workers"); do vdev+=",rx_pcap=$tmp/udp64.pcap"; done
 bins=() names=()
 for r in "${revs[@]}"; do
 	echo "bench_inline: building $r" >&2
@@ -30,10 +42,10 @@ done
 bins+=(build/app/pktdedup/pktdedup)
 names+=(this)
 rate() { # binary action -> Mpps
-	{ timeout -s INT $((secs + 2)) "$1" --no-huge -m 1024 --no-pci --no-telemetry \
-		--log-level '*:error' --file-prefix "bi$$" -l 1 \
-		--vdev "net_pcap0,rx_pcap=$tmp/udp64.pcap,infinite_rx=1" -- --ports 0 \
-		--action "$2" --mbufs 100000 --stats-interval 1 --filter qhtlru --memory 64M \
+	{ timeout -s INT $((secs + 2)) "$1" --no-huge -m $((1024 * workers)) --no-pci \
+		--no-telemetry --log-level '*:error' --file-prefix "bi$$" -l "$lcores" \
+		--vdev "$vdev" -- --ports 0 "${opts[@]}" --action "$2" \
+		--mbufs $((100000 * workers)) --stats-interval 1 --filter qhtlru --memory 64M \
 		--key flow 2>&1 >/dev/null || true; } |
 		awk '/s rx / { t = $2 + 0; r = $4; if (t >= 2 && pt >= 1) print (r - pr) / (t - pt) / 1e6; pt = t; pr = r }' |
 		sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'

@@ -17,6 +17,8 @@ with pktdedup):
     pcap_tool.py ngblocks FILE                    pcapng: every block, type and body
     pcap_tool.py ngswap IN OUT                    pcapng: IN in the other byte order
     pcap_tool.py ngspb IN OUT                     pcapng: IN's packets as simple blocks
+    pcap_tool.py split IN N OUT                   IN's records dealt in turn to N files,
+                                                  OUT.0.pcap .. OUT.N-1.pcap
     pcap_tool.py corpus OUTDIR NSEL FILE...       one file per frame and selector byte
                                                   0..NSEL-1: the byte, a link byte (0
                                                   Ethernet; 3 raw IP, the frame without
@@ -221,6 +223,21 @@ def main():
                     with open("%s/%05d-%d-raw" % (out, n, sel), "wb") as fh:
                         fh.write(bytes([sel, 3]) + f[14:])
                 n += 1
+    elif cmd == "split":
+        # IN's records dealt in turn to N pcap files OUT.0.pcap .. OUT.N-1.pcap
+        data = open(sys.argv[2], "rb").read()
+        n, out = int(sys.argv[3]), sys.argv[4]
+        files = [open("%s.%d.pcap" % (out, i), "wb") for i in range(n)]
+        for fh in files:
+            fh.write(data[:24])
+        end = "<" if struct.unpack("<I", data[:4])[0] in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+        off, i = 24, 0
+        while off + 16 <= len(data):
+            caplen = struct.unpack(end + "I", data[off + 8:off + 12])[0]
+            files[i % n].write(data[off:off + 16 + caplen])
+            off, i = off + 16 + caplen, i + 1
+        for fh in files:
+            fh.close()
     elif cmd == "count":
         fl = expected(sys.argv[2], sys.argv[3])
         print(fl.count("1"), fl.count("0"), fl.count("-"))

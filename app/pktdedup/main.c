@@ -499,7 +499,11 @@ static void teardown(void)
 		pd_filter_destroy(pd_app.w[i]->filter);
 		pd_estimate_free(pd_app.w[i]->est);
 		pd_allow_free(pd_app.w[i]->allow);
-		rte_ring_free(pd_app.w[i]->ring);
+		for (unsigned o = 0; o < pd_app.nworkers; o++) {
+			rte_free(pd_app.w[i]->to[o]);
+			rte_free(pd_app.w[i]->back[o]);
+			rte_free(pd_app.w[i]->pending[o]);
+		}
 		rte_free(pd_app.w[i]->scratch);
 		rte_free(pd_app.w[i]->keybuf);
 		for (unsigned p = 0; p < RTE_MAX_ETHPORTS; p++)

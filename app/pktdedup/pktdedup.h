@@ -13,13 +13,13 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
-#include <rte_ring.h>
-
 #include <pktdedup/pd_allow.h>
 #include <pktdedup/pd_estimate.h>
 #include <pktdedup/pd_filter.h>
 #include <pktdedup/pd_key.h>
 #include <pktdedup/pd_plan.h>
+
+#include "spsc.h"
 
 #define PD_APP_BURST 32
 #define PD_APP_MAX_WORKERS 64
@@ -100,8 +100,8 @@ struct pd_app_config {
 	X(unparseable, 1)     /* frames without a key (per reason below) */ \
 	X(bypassed, 1)        /* forwarded without a verdict: outside --bpf, dispatch_full */ \
 	X(tx_failed, 1)       /* freed after PD_APP_TX_RETRIES partial sends */ \
-	X(dispatched_out, 0)  /* handed to another worker's ring */ \
-	X(dispatched_in, 0)   /* taken from this worker's ring */ \
+	X(dispatched_out, 0)  /* lookups handed to their key's owner */ \
+	X(dispatched_in, 0)   /* lookups decided for the worker that received */ \
 	X(dispatch_full, 1)   /* owner's ring full: forwarded unchecked (in bypassed too) */
 
 struct pd_counters {
@@ -153,6 +153,23 @@ struct pd_rxq {
 
 struct pd_app;
 
+/*
+ * Software dispatch: a key's lookup handed to the worker that owns it, its packet kept
+ * by the worker that received it. The owner sees the hash and the time only, and sends
+ * back the verdict; the mbuf never leaves its receiver (docs/speed.md, "Software
+ * dispatch: what crosses between cores").
+ */
+struct pd_handoff {
+	uint64_t hash; /* the key's hash */
+	uint64_t time; /* the packet's time in ns (0 when untimed) */
+};
+
+/* A receiver's packets waiting for one owner's verdicts, in the order handed over. */
+struct pd_pending {
+	unsigned head, tail, mask; /* tail - head waiting; mask + 1 slots */
+	struct rte_mbuf *m[];
+};
+
 /* A worker: what it owns, and the run it belongs to (read-only while it runs). */
 struct pd_worker {
 	const struct pd_app *app; /* configuration, ports, the other workers' rings */
@@ -161,7 +178,15 @@ struct pd_worker {
 	struct pd_rxq rxq[PD_APP_MAX_PORTS];
 	unsigned n_rxq;
 	uint16_t txq;       /* this worker's TX queue on every port */
-	struct rte_ring *ring; /* software dispatch: packets whose key this worker owns */
+	/* software dispatch: two single-producer, single-consumer rings (spsc.h) per
+	 * (receiver, owner) pair (ports.c), lookups one way and verdicts back */
+	struct pd_spsc *to[PD_APP_MAX_WORKERS];    /* receiver: lookups for owner o */
+	struct pd_spsc *back[PD_APP_MAX_WORKERS];  /* receiver: owner o's verdicts */
+	struct pd_pending *pending[PD_APP_MAX_WORKERS]; /* receiver: packets owner o decides */
+	unsigned owner[PD_APP_MAX_WORKERS], nowner; /* receiver: the owners it hands to */
+	struct pd_spsc *from[PD_APP_MAX_WORKERS];  /* owner: lookups from each receiver */
+	struct pd_spsc *reply[PD_APP_MAX_WORKERS]; /* owner: their verdicts' way back */
+	unsigned nfrom, from_next;                  /* owner: receivers, next to serve */
 	struct pd_filter *filter;
 	struct pd_estimate *est; /* the live error estimate's shadow; NULL: off */
 	struct pd_allow *allow;  /* --allow N's copy counts; NULL: off */
@@ -200,8 +225,7 @@ struct pd_app {
 	int rx_spread;              /* software dispatch: every worker has an RX queue */
 	int peer[RTE_MAX_ETHPORTS]; /* where a port's packets leave */
 	char port_name[RTE_MAX_ETHPORTS][RTE_ETH_NAME_MAX_LEN]; /* read at the stop (JSON) */
-	int hash_dynfield;          /* mbuf offset of the key hash (dispatch) */
-	int time_dynfield;          /* mbuf offset of the packet's time (dispatch, timed) */
+	unsigned ring_size;         /* software dispatch: each ring's slots */
 	enum pd_time_src time_src;
 	int replay;                 /* --pcap-in: replay.c's loop, no ports */
 	int want_delay;             /* the filter reports delays: fill the histogram */

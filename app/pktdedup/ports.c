@@ -10,7 +10,6 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
-#include <rte_mbuf_dyn.h>
 
 #include "pktdedup.h"
 
@@ -148,6 +147,66 @@ int pd_ports_choose(void)
 }
 
 /*
+ * Software dispatch's rings (spsc.h): for each (receiver, owner) pair one ring of
+ * lookups on the owner's socket and one of verdicts on the receiver's, each with one
+ * producer and one consumer (no compare-and-swap, no line written by two receivers),
+ * and the receiver's list of the packets waiting, which can hold every lookup in both
+ * rings. About 2048 lookups wait for an owner in all, at least 128 per ring (4
+ * bursts); the pool holds an mbuf for every packet that can wait.
+ */
+static unsigned dispatch_ring_size(unsigned nworkers)
+{
+	const unsigned want = 2048 / (nworkers > 1 ? nworkers - 1 : 1);
+
+	return rte_align32prevpow2(want < 128 ? 128 : want);
+}
+
+/* A dispatch ring of esize-byte slots on the socket of its consumer, lcore. */
+static struct pd_spsc *dispatch_ring(size_t esize, unsigned lcore)
+{
+	void *mem = rte_malloc_socket("pd_spsc", pd_spsc_bytes(pd_app.ring_size, esize),
+				      PD_SPSC_LINE, (int)rte_lcore_to_socket_id(lcore));
+
+	return mem != NULL ? pd_spsc_init(mem, pd_app.ring_size) : NULL;
+}
+
+static int dispatch_rings(void)
+{
+	const unsigned n = pd_app.nworkers, slots = 2 * pd_app.ring_size;
+
+	for (unsigned r = 0; r < n; r++) {
+		struct pd_worker *recv = pd_app.w[r];
+
+		if (!pd_app.rx_spread && r != 0) /* only worker 0 receives */
+			continue;
+		for (unsigned o = 0; o < n; o++) {
+			struct pd_worker *owner = pd_app.w[o];
+			struct pd_pending *p;
+
+			if (o == r)
+				continue;
+			recv->to[o] = dispatch_ring(sizeof(struct pd_handoff), owner->lcore);
+			recv->back[o] = dispatch_ring(1, recv->lcore); /* a verdict a byte */
+			p = rte_zmalloc_socket("pd_pending", sizeof(*p) + slots * sizeof(p->m[0]),
+					       RTE_CACHE_LINE_SIZE,
+					       (int)rte_lcore_to_socket_id(recv->lcore));
+			if (recv->to[o] == NULL || recv->back[o] == NULL || p == NULL) {
+				PD_LOG(ERR, "dispatch: no memory for the rings of %u workers\n",
+					n);
+				rte_free(p);
+				return 1;
+			}
+			p->mask = slots - 1;
+			recv->pending[o] = p;
+			recv->owner[recv->nowner++] = o;
+			owner->reply[owner->nfrom] = recv->back[o];
+			owner->from[owner->nfrom++] = recv->to[o];
+		}
+	}
+	return 0;
+}
+
+/*
  * Inline, once the workers exist: dispatch (RSS when every port hashes on the key's
  * fields, else software rings), the mbuf pool, the rings and the queues. 0, or the exit
  * status.
@@ -190,13 +249,16 @@ int pd_ports_setup(void)
 		}
 	}
 
-	/* mbufs: every RX and TX ring full, plus bursts in flight and dispatch rings */
+	/* mbufs: every RX and TX ring full, plus bursts in flight and every dispatch ring */
+	if (pd_app.dispatching)
+		pd_app.ring_size = dispatch_ring_size(pd_app.nworkers);
 	{
 		unsigned n = c->mbufs;
 
 		if (n == 0)
 			n = nports * pd_app.nworkers * (c->rx_desc + c->tx_desc) +
-			    pd_app.nworkers * (4 * PD_APP_BURST + 2 * 1024) + 4096;
+			    pd_app.nworkers * 4 * PD_APP_BURST +
+			    pd_app.nworkers * (pd_app.nworkers - 1) * 2 * pd_app.ring_size + 4096;
 		pd_app.pool = rte_pktmbuf_pool_create("pd_mbufs", n, 256, 0,
 						      RTE_MBUF_DEFAULT_BUF_SIZE,
 						      (int)rte_socket_id());
@@ -206,36 +268,8 @@ int pd_ports_setup(void)
 			return 1;
 		}
 	}
-	if (pd_app.dispatching) {
-		static const struct rte_mbuf_dynfield hf = {
-			.name = "pktdedup_key_hash", .size = sizeof(uint64_t),
-			.align = __alignof__(uint64_t),
-		};
-
-		static const struct rte_mbuf_dynfield tf = {
-			.name = "pktdedup_rx_time", .size = sizeof(uint64_t),
-			.align = __alignof__(uint64_t),
-		};
-
-		pd_app.hash_dynfield = rte_mbuf_dynfield_register(&hf);
-		pd_app.time_dynfield = pd_app.time_src != PD_TIME_NONE ?
-			rte_mbuf_dynfield_register(&tf) : 0;
-		if (pd_app.hash_dynfield < 0 || pd_app.time_dynfield < 0) {
-			PD_LOG(ERR, "mbuf field: %s\n", rte_strerror(rte_errno));
-			return 1;
-		}
-		for (unsigned i = 0; i < pd_app.nworkers; i++) {
-			char name[32];
-
-			snprintf(name, sizeof(name), "pd_ring_%u", i);
-			pd_app.w[i]->ring = rte_ring_create(name, 1024,
-				(int)rte_lcore_to_socket_id(pd_app.w[i]->lcore), RING_F_SC_DEQ);
-			if (pd_app.w[i]->ring == NULL) {
-				PD_LOG(ERR, "ring: %s\n", rte_strerror(rte_errno));
-				return 1;
-			}
-		}
-	}
+	if (pd_app.dispatching && dispatch_rings() != 0)
+		return 1;
 
 	/* TX: each worker buffers for each port it may send on */
 	for (unsigned i = 0; i < pd_app.nworkers; i++) {

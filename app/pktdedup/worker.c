@@ -3,43 +3,36 @@
  * The worker loop, shaped like DPDK's l2fwd: receive a burst, extract every key, hash
  * them, one filter burst call, then act on each packet in arrival order and send.
  *
- * With software dispatch each key has an owner worker (a function of its hash): a
- * worker keeps the packets it owns and hands the others to their owner's ring, carrying
- * the hash in an mbuf dynamic field; each worker also drains its own ring. Frames without
- * a key never travel: the receiving worker forwards (or drops) them at once.
+ * With software dispatch each key has an owner worker (a function of its hash). A
+ * worker looks up the keys it owns itself; for the others it hands the lookup (hash and
+ * time, struct pd_handoff) to the owner through a single-producer, single-consumer ring,
+ * keeps the packet in its list for that owner, and acts on it when the owner's verdict
+ * comes back on a second ring. Each worker also decides the lookups handed to it. Only
+ * ring slots cross between cores: the mbuf stays with its receiver, which sends or frees
+ * it into its own mempool cache (docs/speed.md, "Software dispatch: what crosses
+ * between cores"). Frames without a key never wait: the receiver acts on them at once.
  *
  * Time (docs/windows.md): with a window, or a filter that reports delays, every packet
- * gets a time in ns, the TSC read once per received burst. A dispatched packet carries
- * its time to its owner in an mbuf field.
+ * gets a time in ns, the TSC read once per received burst.
  *
  * What happens to a packet once it has a key, or has none, is the disposition step
  * (disposition.h), the same as replay's: this file receives, keys, dispatches and sends,
  * and carries the step's decisions out on mbufs.
  *
- * Accounting, per worker: rx + dispatched_in = tx + dropped + tx_failed + dispatched_out;
- * summed over workers dispatched_in = dispatched_out, so rx = tx + dropped + tx_failed in
- * total. A packet whose owner's ring is full is not lost: its receiver forwards it
- * unchecked (dispatch_full, bypassed), so at worst a copy passes.
+ * Accounting, per worker: rx = tx + dropped + tx_failed, every packet acted on by the
+ * worker that received it; summed over workers, lookups handed over (dispatched_out)
+ * equal lookups decided for others (dispatched_in). A packet whose owner's ring is full
+ * is not lost: its receiver forwards it unchecked (dispatch_full, bypassed), so at worst
+ * a copy passes.
  */
 #include <stddef.h>
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
-#include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
 #include "disposition.h"
 #include "pktdedup.h"
-
-static inline uint64_t *hash_field(const struct pd_worker *w, struct rte_mbuf *m)
-{
-	return RTE_MBUF_DYNFIELD(m, w->app->hash_dynfield, uint64_t *);
-}
-
-static inline uint64_t *time_field(const struct pd_worker *w, struct rte_mbuf *m)
-{
-	return RTE_MBUF_DYNFIELD(m, w->app->time_dynfield, uint64_t *);
-}
 
 /* The TSC now, as ns since the epoch (inline time; the offset is set once at start). */
 static inline uint64_t tsc_ns(const struct pd_app *app)
@@ -259,70 +252,156 @@ static void handle_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n
 	}
 }
 
-static unsigned drain_ring(struct pd_worker *w)
+/*
+ * Lookups other workers handed to this one: up to a burst from their rings, each in turn
+ * from a start that moves on every call (no receiver waits behind another), no more from
+ * a ring than its verdict ring has room for; the rows start loading as the hashes come,
+ * one filter call, the verdicts back in the order taken. Returns the lookups decided.
+ */
+static unsigned decide_handed(struct pd_worker *w)
 {
-	struct rte_mbuf *m[PD_APP_BURST];
+	struct pd_handoff in[PD_APP_BURST];
 	uint64_t h[PD_APP_BURST], ts[PD_APP_BURST];
-	unsigned n = rte_ring_dequeue_burst(w->ring, (void **)m, PD_APP_BURST, NULL);
+	uint8_t v[PD_APP_BURST];
+	unsigned n = 0, took[PD_APP_MAX_WORKERS], r = w->from_next;
 
-	for (unsigned i = 0; i < n; i++) {
-		h[i] = *hash_field(w, m[i]);
-		ts[i] = w->app->time_src != PD_TIME_NONE ? *time_field(w, m[i]) : 0;
+	if (w->nfrom == 0)
+		return 0;
+	for (unsigned k = 0; k < w->nfrom; k++, r = r + 1 == w->nfrom ? 0 : r + 1) {
+		const unsigned room = pd_spsc_room(w->reply[r], PD_APP_BURST - n);
+		const unsigned want = PD_APP_BURST - n < room ? PD_APP_BURST - n : room;
+
+		took[k] = pd_spsc_get(w->from[r], in + n, want, sizeof(in[0]));
+		for (unsigned i = n; i < n + took[k]; i++) {
+			h[i] = in[i].hash;
+			ts[i] = in[i].time;
+			pd_filter_prefetch(w->filter, h[i]);
+		}
+		n += took[k];
 	}
+	if (n == 0)
+		return 0;
+	pd_disp_filter(w, h, ts, v, n);
+	r = w->from_next;
+	for (unsigned k = 0, i = 0; k < w->nfrom; k++, r = r + 1 == w->nfrom ? 0 : r + 1) {
+		/* room was checked: the receiver only ever frees slots */
+		pd_spsc_put(w->reply[r], v + i, took[k], 1);
+		i += took[k];
+	}
+	w->from_next = w->from_next + 1 == w->nfrom ? 0 : w->from_next + 1;
 	w->c.dispatched_in += n;
-	process_owned(w, m, h, ts, n);
 	return n;
 }
 
-/* One received burst with software dispatch. */
+/* This worker's packets whose verdicts have come back, acted on in the order handed
+ * over. Returns how many. */
+static unsigned act_decided(struct pd_worker *w)
+{
+	unsigned total = 0;
+
+	for (unsigned k = 0; k < w->nowner; k++) {
+		const unsigned o = w->owner[k];
+		struct pd_pending *p = w->pending[o];
+		uint8_t v[PD_APP_BURST];
+		const unsigned n = pd_spsc_get(w->back[o], v, PD_APP_BURST, 1);
+
+		for (unsigned i = 0; i < n; i++)
+			act_keyed(w, p->m[p->head++ & p->mask], v[i]);
+		total += n;
+	}
+	return total;
+}
+
+/* What software dispatch does between received bursts: decide the lookups handed to
+ * this worker, act on the verdicts come back. Returns 0 when there was nothing. */
+static unsigned dispatch_poll(struct pd_worker *w)
+{
+	const unsigned decided = decide_handed(w);
+
+	return decided + act_decided(w);
+}
+
+/* This worker's packets waiting for a verdict. */
+static unsigned waiting(const struct pd_worker *w)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < w->nowner; k++)
+		n += w->pending[w->owner[k]]->tail - w->pending[w->owner[k]]->head;
+	return n;
+}
+
+/*
+ * The lookups of a received burst for owner o, handed over and their packets kept in
+ * order. A full ring means the owner is behind: this worker does its share of the
+ * waiting work first, then tries once more; a packet that still finds no room is
+ * forwarded unchecked (dispatch_full, bypassed), never lost.
+ */
+static void hand_over(struct pd_worker *w, unsigned o, const struct pd_handoff *out,
+		      struct rte_mbuf **m, unsigned n)
+{
+	struct pd_pending *p = w->pending[o];
+	unsigned q = 0;
+
+	for (int tries = 0; tries < 2 && q < n; tries++) {
+		const unsigned free = p->mask + 1 - (p->tail - p->head);
+		const unsigned want = n - q < free ? n - q : free;
+		const unsigned e = pd_spsc_put(w->to[o], out + q, want, sizeof(out[0]));
+
+		for (unsigned i = q; i < q + e; i++)
+			p->m[p->tail++ & p->mask] = m[i];
+		q += e;
+		if (q < n && tries == 0)
+			dispatch_poll(w);
+	}
+	w->c.dispatched_out += q;
+	for (unsigned i = q; i < n; i++) {
+		w->c.dispatch_full++;
+		act(w, m[i], PD_CLASS_BYPASS);
+	}
+}
+
+/*
+ * One received burst with software dispatch: every keyed packet in its owner's list,
+ * this worker's own list among them (no branch on the owner, which is random: one
+ * taken branch in two mispredicted cost 10% of this function's samples, perf), the
+ * others' lookups handed over first so that their owners start on them at once.
+ */
 static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
 			   const uint64_t *rxt)
 {
-	struct rte_mbuf *mine[PD_APP_BURST], *out[PD_APP_MAX_WORKERS][PD_APP_BURST];
-	unsigned nout[PD_APP_MAX_WORKERS] = {0}, nmine = 0;
+	struct rte_mbuf *kept[PD_APP_MAX_WORKERS][PD_APP_BURST];
+	struct pd_handoff out[PD_APP_MAX_WORKERS][PD_APP_BURST];
+	unsigned nout[PD_APP_MAX_WORKERS] = {0};
 	uint64_t hp[PD_APP_BURST], h[PD_APP_BURST], ts[PD_APP_BURST];
 	uint8_t keyed[PD_APP_BURST];
+	const unsigned me = w->idx;
+	unsigned nmine;
 	const int timed = w->app->time_src != PD_TIME_NONE;
 
 	keys_burst(w, pkts, n, hp, keyed, 1);
 	for (unsigned i = 0; i < n; i++) {
-		uint64_t hi = hp[i];
-		unsigned o;
+		const unsigned o = pd_owner_of(hp[i], w->app->nworkers);
 
 		if (!keyed[i]) {
 			act(w, pkts[i], PD_CLASS_KEYLESS);
 			continue;
 		}
-		o = pd_owner_of(hi, w->app->nworkers);
-		if (o == w->idx) {
-			h[nmine] = hi;
-			ts[nmine] = rxt[i];
-			mine[nmine++] = pkts[i];
-		} else {
-			*hash_field(w, pkts[i]) = hi;
-			if (timed)
-				*time_field(w, pkts[i]) = rxt[i];
-			out[o][nout[o]++] = pkts[i];
-		}
+		kept[o][nout[o]] = pkts[i];
+		out[o][nout[o]++] = (struct pd_handoff){hp[i], timed ? rxt[i] : 0};
 	}
-	process_owned(w, mine, h, ts, nmine);
-	for (unsigned o = 0; o < w->app->nworkers; o++) {
-		unsigned q;
+	for (unsigned k = 0; k < w->nowner; k++) {
+		const unsigned o = w->owner[k];
 
-		if (nout[o] == 0)
-			continue;
-		q = rte_ring_enqueue_burst(w->app->w[o]->ring, (void **)out[o], nout[o], NULL);
-		if (q < nout[o]) { /* the owner is behind: do this worker's own share, retry */
-			drain_ring(w);
-			q += rte_ring_enqueue_burst(w->app->w[o]->ring, (void **)(out[o] + q),
-						    nout[o] - q, NULL);
-		}
-		w->c.dispatched_out += q;
-		for (unsigned i = q; i < nout[o]; i++) { /* overload of the owner */
-			w->c.dispatch_full++;
-			act(w, out[o][i], PD_CLASS_BYPASS);
-		}
+		if (nout[o] != 0)
+			hand_over(w, o, out[o], kept[o], nout[o]);
 	}
+	nmine = nout[me];
+	for (unsigned i = 0; i < nmine; i++) {
+		h[i] = out[me][i].hash;
+		ts[i] = out[me][i].time;
+	}
+	process_owned(w, kept[me], h, ts, nmine);
 }
 
 /* Workers past their receive loop (software dispatch's stop). */
@@ -360,7 +439,7 @@ int pd_worker_main(void *arg)
 				handle_burst(w, pkts, n, rxt);
 		}
 		if (w->app->dispatching)
-			drain_ring(w);
+			dispatch_poll(w);
 		tx_flush_all(w);
 		if (unlikely(atomic_load_explicit(&w->snap.state, memory_order_acquire) ==
 			     PD_SNAP_REQUESTED)) {
@@ -368,14 +447,16 @@ int pd_worker_main(void *arg)
 		}
 	}
 	if (w->app->dispatching) {
-		/* A peer may still be handing over its last burst: drain until every worker
-		 * has left its receive loop and the ring is empty after that. */
+		/* A peer may still be handing over its last burst: decide and act until
+		 * every worker has left its receive loop, nothing was left to do after that,
+		 * and no packet of this worker waits for a verdict. */
 		atomic_fetch_add_explicit(&stopped_receiving, 1, memory_order_acq_rel);
 		for (;;) {
 			const unsigned done = atomic_load_explicit(&stopped_receiving,
 								   memory_order_acquire);
 
-			if (drain_ring(w) == 0 && done == w->app->nworkers)
+			if (dispatch_poll(w) == 0 && done == w->app->nworkers &&
+			    waiting(w) == 0)
 				break;
 		}
 	}
