@@ -12,7 +12,8 @@
 # Environment: WORKERS=N (default 1) runs N workers with software dispatch, each
 # receiving its own queue of the frames (lcores 0 to N-1); FLOWS=N (default 65536) sets
 # the number of different frames (1024 keep net_pcap's stored copies in cache: its
-# copy from 65,536 stored frames misses the caches twice a packet).
+# copy from 65,536 stored frames misses the caches twice a packet); HUGE=1 runs on
+# 2 MiB hugepages (reserve them first: scripts/setup-inline.sh), as on a NIC.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-5}
@@ -23,6 +24,8 @@ workers=${WORKERS:-1}
 flows=${FLOWS:-65536}
 [[ $workers =~ ^[1-9][0-9]*$ && $flows =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "bench_inline: WORKERS and FLOWS are positive numbers" >&2; exit 2; }
+mem=(--no-huge -m $((1024 * workers)))
+[ "${HUGE:-0}" = 1 ] && mem=(-m $((1024 * workers)))
 lcores=1 opts=()
 [ "$workers" -eq 1 ] || { lcores=0-$((workers - 1)); opts=(--dispatch software); }
 bash scripts/build.sh >/dev/null
@@ -42,7 +45,7 @@ done
 bins+=(build/app/pktdedup/pktdedup)
 names+=(this)
 rate() { # binary action -> Mpps
-	{ timeout -s INT $((secs + 2)) "$1" --no-huge -m $((1024 * workers)) --no-pci \
+	{ timeout -s INT $((secs + 2)) "$1" "${mem[@]}" --no-pci \
 		--no-telemetry --log-level '*:error' --file-prefix "bi$$" -l "$lcores" \
 		--vdev "$vdev" -- --ports 0 "${opts[@]}" --action "$2" \
 		--mbufs $((100000 * workers)) --stats-interval 1 --filter qhtlru --memory 64M \
