@@ -9,12 +9,14 @@
 #   pktdedup on net_null, packet keys, N workers with RSS (its frames are 64 zero bytes:
 #     net_null spreads nothing by content, so each worker keeps its own copy of the one
 #     key: the cost of a worker without a skew);
-#   pktdedup on net_pcap, flow keys on 65,536 different 64-byte UDP frames (balanced
+#   pktdedup on net_pcap, flow keys on FLOWS (65,536) different 64-byte UDP frames (balanced
 #     keys), N queues (N rx_pcap of the same frames) and N workers with software
 #     dispatch, each owning about 1/N of the keys (N = 1: one queue, no dispatch);
 #   with N >= 2, pktdedup on net_null with software dispatch, every worker receiving and
 #     one owning the key (the worst case: its ring fills and the rest passes unchecked;
 #     "checked" counts what got a verdict).
+# FLOWS=N (environment, default 65536) sets the number of different frames: with 1024
+# net_pcap's stored frames stay in the caches (65,536 cost its copy two misses a packet).
 # Every run: qhtlru 64 MiB per worker, --action count, --no-huge. Lcores: with fewer
 # workers than CPUs, CPU 0 (where the main lcores of testpmd sleep) is left out; with as
 # many, it is shared. Prints the machine (lscpu) and a table of medians.
@@ -38,7 +40,9 @@ for n in "${counts[@]}"; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" /var/run/dpdk/bw$$' EXIT
-python3 scripts/gen_udp_pcap.py "$tmp/udp64.pcap" 65536 >/dev/null
+flows=${FLOWS:-65536}
+[[ $flows =~ ^[1-9][0-9]*$ ]] || { echo "bench_workers.sh: FLOWS is a positive number" >&2; exit 2; }
+python3 scripts/gen_udp_pcap.py "$tmp/udp64.pcap" "$flows" >/dev/null
 eal=(--no-huge --no-pci --no-telemetry --log-level '*:error' --file-prefix "bw$$")
 med() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 first() { [ "$1" -lt "$ncpu" ] && echo 1 || echo 0; } # the first CPU for N workers
@@ -94,7 +98,8 @@ col() { # array count field -> median over the rounds
 	for r in $(seq "$reps"); do cut -d' ' -f"$3" <<<"${a[$2,$r]}"; done | med
 }
 echo "| workers | testpmd io Mpps | RSS, net_null, packet key: Mpps | vs ${counts[0]} |" \
-	"software dispatch, net_pcap, flow key: Mpps received / with a verdict | vs ${counts[0]} |" \
+	"software dispatch, net_pcap, $flows flows, flow key: Mpps received / with a verdict |" \
+	"vs ${counts[0]} |" \
 	"software, one key owns all: received / with a verdict |"
 echo "|---:|---:|---:|---:|---:|---:|---:|"
 r1=$(col rss "${counts[0]}" 1)
