@@ -25,10 +25,15 @@ for src in "${harnesses[@]}"; do
 	mkdir -p "$seeds"
 	case "$name" in
 	fuzz_key)
-		libsrc=(lib/src/key.c)
+		libsrc=(lib/src/key.c lib/src/decap.c)
 		# one file per pcap record, selector byte 0..3 (the four key modes), as Ethernet
-		# and as raw IP
+		# and as raw IP; and scapy's tunnelled copies, well-formed and broken, with
+		# every tunnel opened (tests/gen_tunnels.py)
 		python3 tests/pcap_tool.py corpus "$seeds" 4 pcap/*.pcap
+		/usr/bin/python3 tests/gen_tunnels.py "$seeds"
+		python3 tests/pcap_tool.py corpus-decap "$seeds" 4 "$seeds"/tunnels.pcap \
+			"$seeds"/broken.pcap
+		rm -f "$seeds"/*.pcap "$seeds"/*.txt
 		;;
 	fuzz_snapshot)
 		libsrc=("${all_lib[@]}")

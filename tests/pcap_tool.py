@@ -24,6 +24,8 @@ with pktdedup):
                                                   Ethernet; 3 raw IP, the frame without
                                                   its 14-byte header), then the frame
                                                   (fuzz_key's seed corpus)
+    pcap_tool.py corpus-decap OUTDIR NSEL FILE... the same, Ethernet with every tunnel
+                                                  opened (link byte 4)
 """
 import struct
 import sys
@@ -213,15 +215,17 @@ def main():
     elif cmd == "ngswap":
         with open(sys.argv[3], "wb") as fh:
             fh.write(ng_swap(open(sys.argv[2], "rb").read()))
-    elif cmd == "corpus":
+    elif cmd in ("corpus", "corpus-decap"):
+        # (name suffix, link byte, the frame's bytes from): Ethernet and raw IP, or
+        # Ethernet with every tunnel opened
+        links = [("", 0, 0), ("-raw", 3, 14)] if cmd == "corpus" else [("-decap", 4, 0)]
         out, nsel, n = sys.argv[2], int(sys.argv[3]), 0
         for path in sys.argv[4:]:
             for f in frames(path):
                 for sel in range(nsel):
-                    with open("%s/%05d-%d" % (out, n, sel), "wb") as fh:
-                        fh.write(bytes([sel, 0]) + f)
-                    with open("%s/%05d-%d-raw" % (out, n, sel), "wb") as fh:
-                        fh.write(bytes([sel, 3]) + f[14:])
+                    for suffix, link, start in links:
+                        with open("%s/%05d-%d%s" % (out, n, sel, suffix), "wb") as fh:
+                            fh.write(bytes([sel, link]) + f[start:])
                 n += 1
     elif cmd == "split":
         # IN's records dealt in turn to N pcap files OUT.0.pcap .. OUT.N-1.pcap

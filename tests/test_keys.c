@@ -361,6 +361,55 @@ static void test_every_prefix_and_corruption(void **state)
 	free_frames(&fr);
 }
 
+/*
+ * Tunnels opened (--decap auto) on pcap/tunnels.pcap (scapy's VXLAN, Geneve, GRE,
+ * ERSPAN, MPLS and GTP-U copies of six packets): every prefix and corrupted copy of every
+ * frame, in every configuration, through the fast paths and the general parse alike
+ * (check_one); then the copies of each packet give its plain frame's key, and without
+ * --decap they do not.
+ */
+static void test_tunnels(void **state)
+{
+	struct frames fr = read_pcap(PD_PCAP_DIR "/tunnels.pcap");
+	struct pd_key_config cfg[16], plain;
+	unsigned ncfg, same = 0;
+	uint64_t seed = 7;
+
+	(void)state;
+	all_configs(cfg, &ncfg);
+	for (unsigned c = 0; c < ncfg; c++)
+		cfg[c].decap = PD_DECAP_ALL;
+	for (size_t i = 0; i < fr.n; i++)
+		for (unsigned c = 0; c < ncfg; c++) {
+			for (size_t len = 0; len <= fr.len[i]; len++)
+				check_one(&cfg[c], fr.p[i], len);
+			for (unsigned t = 0; t < 50; t++) {
+				uint8_t *m = malloc(fr.len[i]);
+
+				memcpy(m, fr.p[i], fr.len[i]);
+				m[tu_splitmix(&seed) % fr.len[i]] = (uint8_t)tu_splitmix(&seed);
+				check_one(&cfg[c], m, fr.len[i]);
+				free(m);
+			}
+		}
+	/* the capture's first frame is packet 2 plain, the second its copy in VXLAN */
+	pd_key_config_init(&plain, PD_KEY_FLOW);
+	for (unsigned d = 0; d < 2; d++) {
+		uint8_t *k0, *k1;
+		size_t l0, l1;
+
+		plain.decap = d ? PD_DECAP_ALL : 0;
+		assert_int_equal(extract(&plain, fr.p[0], fr.len[0], &k0, &l0), PD_KEY_OK);
+		assert_int_equal(extract(&plain, fr.p[1], fr.len[1], &k1, &l1), PD_KEY_OK);
+		same += l0 == l1 && memcmp(k0, k1, l0) == 0;
+		assert_int_equal(l0 == l1 && memcmp(k0, k1, l0) == 0, d);
+		free(k0);
+		free(k1);
+	}
+	assert_int_equal(same, 1);
+	free_frames(&fr);
+}
+
 static void test_buffer_and_names(void **state)
 {
 	uint8_t frame[64] = {0}, key[PD_KEY_BUF_LEN(64)];
@@ -455,10 +504,10 @@ static void test_mark(void **state)
 		free(copy);
 	}
 	assert_true(marked >= 25);
-	assert_int_equal(pd_mark_dscp(fr.p[0], fr.len[0], (struct pd_key_ip){14, 4}, 64), -1);
+	assert_int_equal(pd_mark_dscp(fr.p[0], fr.len[0], (struct pd_key_ip){.offset = 14, .version = 4}, 64), -1);
 	/* a header that would end past the frame is left alone */
-	assert_int_equal(pd_mark_dscp(fr.p[0], 30, (struct pd_key_ip){14, 4}, 8), -1);
-	assert_int_equal(pd_mark_dscp(fr.p[0], 50, (struct pd_key_ip){14, 6}, 8), -1);
+	assert_int_equal(pd_mark_dscp(fr.p[0], 30, (struct pd_key_ip){.offset = 14, .version = 4}, 8), -1);
+	assert_int_equal(pd_mark_dscp(fr.p[0], 50, (struct pd_key_ip){.offset = 14, .version = 6}, 8), -1);
 	free_frames(&fr);
 }
 
@@ -468,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_mirror_copies),
 		cmocka_unit_test(test_every_prefix_and_corruption),
+		cmocka_unit_test(test_tunnels),
 		cmocka_unit_test(test_buffer_and_names),
 		cmocka_unit_test(test_mark),
 	};

@@ -280,6 +280,49 @@ static int cli_ignore(const char *opt, const char *s, uint32_t *out)
 	return 0;
 }
 
+/* --decap: none, auto, or a comma-separated list of pd_key_decap_name()s. */
+static int cli_decap(const char *opt, const char *s, uint32_t *out)
+{
+	static const char expected[] =
+		"expected none, auto, or a comma-separated list of vxlan, geneve, gre, erspan, "
+		"mpls, gtpu";
+	const char *p = s;
+	uint32_t v = 0;
+
+	if (strcmp(s, "none") == 0 || strcmp(s, "auto") == 0) {
+		*out = s[0] == 'a' ? PD_DECAP_ALL : 0;
+		return 0;
+	}
+	for (;;) {
+		const size_t n = strcspn(p, ",");
+		unsigned i;
+
+		for (i = 0; pd_key_decap_name(i) != NULL; i++)
+			if (strlen(pd_key_decap_name(i)) == n &&
+			    strncmp(p, pd_key_decap_name(i), n) == 0)
+				break;
+		if (n == 0 || pd_key_decap_name(i) == NULL)
+			return cli_bad(opt, s, expected);
+		v |= 1u << i;
+		p += n;
+		if (*p == '\0')
+			break;
+		p++;
+	}
+	*out = v;
+	return 0;
+}
+
+/* The --decap list as given to cli_decap ("none", "auto" or the names). */
+static void decap_describe(uint32_t decap, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", decap == 0 ? "none" : decap == PD_DECAP_ALL ? "auto" : "");
+	for (unsigned i = 0; decap != 0 && decap != PD_DECAP_ALL && pd_key_decap_name(i); i++)
+		if (decap & (1u << i))
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "",
+				 pd_key_decap_name(i));
+}
+
 int cli_filter_option(int opt, const char *a, struct pd_filter_params *p)
 {
 	switch (opt) {
@@ -348,6 +391,18 @@ int cli_key_option(int opt, const char *a, struct pd_key_config *k, struct cli_k
 			return -1;
 		k->vlan = m == 0 ? PD_VLAN_IGNORE : PD_VLAN_SEPARATE;
 		return 0;
+	case CLI_O_DECAP:
+		return cli_decap("--decap", a, &k->decap);
+	case CLI_O_VXLAN_PORT: {
+		uint32_t port;
+
+		if (cli_u32("--vxlan-port", a, &port) != 0)
+			return -1;
+		if (port == 0 || port > 65535)
+			return cli_bad("--vxlan-port", a, "a UDP port from 1 to 65535");
+		k->vxlan_port = (uint16_t)port;
+		return 0;
+	}
 	default:
 		return cli_bad("(internal)", a, "not a key option");
 	}
@@ -381,6 +436,9 @@ int cli_key_check(const struct pd_key_config *k, const struct cli_key_given *g)
 		return cli_bad("--ignore", ign, "vlan contradicts --vlan-mode separate");
 	if ((k->ignore & PD_IGNORE_MAC) && k->from != PD_FROM_L2)
 		return cli_bad("--ignore", ign, "mac needs --compare-from l2 (only L2 keys hold MACs)");
+	if (g->value[CLI_O_VXLAN_PORT - CLI_O_KEY] != NULL && !(k->decap & PD_DECAP_VXLAN))
+		return cli_bad("--vxlan-port", g->value[CLI_O_VXLAN_PORT - CLI_O_KEY],
+			       "needs --decap auto or a list with vxlan");
 	return 0;
 }
 
@@ -402,6 +460,13 @@ void cli_key_describe(const struct pd_key_config *k, char *buf, size_t len)
 		 k->vlan == PD_VLAN_IGNORE || (k->ignore & PD_IGNORE_VLAN) || k->from != PD_FROM_L2 ?
 					       "ignore" : "separate",
 		 k->frag == PD_FRAG_L3 ? "l3" : "unparseable", k->click_param);
+	if (k->decap != 0) { /* said only when on: tags of runs without it stay as they were */
+		char d[64];
+
+		decap_describe(k->decap, d, sizeof(d));
+		snprintf(buf + strlen(buf), len - strlen(buf), "; decap %s; vxlan-port %u", d,
+			 k->vxlan_port);
+	}
 }
 
 const char cli_key_help[] =
@@ -426,4 +491,10 @@ const char cli_key_help[] =
 	"  --vlan-mode M        ignore: copies on different VLANs are the same packet;\n"
 	"                       separate: they are not (VLAN IDs join the key). Default\n"
 	"                       ignore, except --compare-from l2 where tags are frame bytes\n"
-	"  --frag POLICY        flow: non-first fragments unparseable (default) or l3\n";
+	"  --frag POLICY        flow: non-first fragments unparseable (default) or l3\n"
+	"  --decap LIST         tunnels to open before keying, every mode then keys the\n"
+	"                       innermost packet: none (default: on an overlay link one\n"
+	"                       packet sent to two tunnel endpoints is two deliveries),\n"
+	"                       auto (all), or a list of vxlan, geneve, gre, erspan, mpls,\n"
+	"                       gtpu (docs/keys.md, \"Tunnels\")\n"
+	"  --vxlan-port N       VXLAN's UDP port (default 4789)\n";

@@ -70,21 +70,22 @@ int cli_filter_option(int opt, const char *arg, struct pd_filter_params *p);
  */
 enum {
 	CLI_O_KEY = 1100, CLI_O_CLICK_PARAM, CLI_O_IGNORE, CLI_O_COMPARE_FROM, CLI_O_FRAG,
-	CLI_O_COMPARE_BYTES, CLI_O_VLAN_MODE, CLI_O_KEY_END
+	CLI_O_COMPARE_BYTES, CLI_O_VLAN_MODE, CLI_O_DECAP, CLI_O_VXLAN_PORT, CLI_O_KEY_END
 };
 #define CLI_KEY_LONGOPTS                                                     \
 	{"key", 1, NULL, CLI_O_KEY}, {"click-param", 1, NULL, CLI_O_CLICK_PARAM}, \
 	{"ignore", 1, NULL, CLI_O_IGNORE},                                   \
 	{"compare-from", 1, NULL, CLI_O_COMPARE_FROM}, {"frag", 1, NULL, CLI_O_FRAG}, \
 	{"compare-bytes", 1, NULL, CLI_O_COMPARE_BYTES},                     \
-	{"vlan-mode", 1, NULL, CLI_O_VLAN_MODE}
+	{"vlan-mode", 1, NULL, CLI_O_VLAN_MODE}, {"decap", 1, NULL, CLI_O_DECAP},   \
+	{"vxlan-port", 1, NULL, CLI_O_VXLAN_PORT}
 
 /** The key options given, by option, for cli_key_check(). */
 struct cli_key_given {
 	const char *value[CLI_O_KEY_END - CLI_O_KEY];
 };
 
-/** Parse key option @p opt (CLI_O_KEY..CLI_O_VLAN_MODE) into @p k (initialised with
+/** Parse key option @p opt (CLI_O_KEY..CLI_O_VXLAN_PORT) into @p k (initialised with
  * pd_key_config_init()): 0 or -1. */
 int cli_key_option(int opt, const char *arg, struct pd_key_config *k, struct cli_key_given *g);
 /** Refuse options that need another --key mode or contradict each other: 0 or -1. */

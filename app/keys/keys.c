@@ -20,6 +20,16 @@
 #include "../common/cli.h"
 #include "../common/link.h"
 
+/* " via" and the tunnels opened, outermost first, then the line's end. */
+static void print_walk(uint16_t walk)
+{
+	if (walk != 0)
+		printf(" via");
+	for (; walk != 0; walk >>= 4)
+		printf(" %s", pd_key_decap_name((walk & 0xf) - 1u));
+	printf("\n");
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -27,6 +37,8 @@ static void usage(FILE *out)
 		"\n"
 		"Print the key pktdedup extracts from each frame: one line per frame,\n"
 		"  <index> ok <key as hex>     or     <index> <reason>\n"
+		"and, with --decap, \" via\" and the tunnels opened, outermost first\n"
+		"(\" via vxlan gre\"), on the lines of frames that had any\n"
 		"\n");
 	fputs(cli_key_help, out);
 	fprintf(out,
@@ -112,6 +124,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (;;) {
+		struct pd_key_ip ip;
 		size_t klen;
 		enum pd_key_reason r;
 		int n = pcap_next_ex(pc, &h, &data);
@@ -136,7 +149,7 @@ int main(int argc, char **argv)
 				break;
 			}
 		}
-		r = pd_key_extract(&cfg, data, h->caplen, key, cap, &klen);
+		r = pd_key_extract_ip(&cfg, data, h->caplen, key, cap, &klen, &ip);
 		count[r]++;
 		if (r == PD_KEY_OK) {
 			const void *kp = key;
@@ -151,10 +164,11 @@ int main(int argc, char **argv)
 				for (size_t i = 0; i < klen; i++)
 					sprintf(hex + 2 * i, "%02x", key[i]);
 				hex[2 * klen] = '\0';
-				printf("%llu ok%s%s\n", (unsigned long long)frames, hex[0] ? " " : "", hex);
+				printf("%llu ok%s%s", (unsigned long long)frames, hex[0] ? " " : "", hex);
 			} else {
-				printf("%llu %s\n", (unsigned long long)frames, pd_key_reason_name(r));
+				printf("%llu %s", (unsigned long long)frames, pd_key_reason_name(r));
 			}
+			print_walk(ip.walk);
 		}
 		frames++;
 	}

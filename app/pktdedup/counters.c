@@ -30,6 +30,8 @@ void pd_counters_sum(struct pd_counters *t)
 		t->oversize += c->oversize;
 		for (int r = 0; r < PD_KEY_REASON_COUNT; r++)
 			t->reasons[r] += c->reasons[r];
+		for (int k = 0; k < PD_DECAP_KINDS; k++)
+			t->decap[k] += c->decap[k];
 		for (int b = 0; b < PD_DELAY_BUCKETS; b++)
 			t->delay[b] += c->delay[b];
 		t->delay_sum_ns += c->delay_sum_ns;

@@ -60,6 +60,9 @@ static inline int pd_disp_key(struct pd_worker *w, const uint8_t *p, uint32_t le
 {
 	enum pd_key_reason r = pd_key_extract_ip(&w->app->cfg.key, p, len, buf, cap, klen, ip);
 
+	if (unlikely(ip->encaps != 0)) /* never without --decap */
+		for (unsigned k = 0; k < PD_DECAP_KINDS; k++)
+			w->c.decap[k] += (ip->encaps >> k) & 1;
 	if (r != PD_KEY_OK) {
 		w->c.reasons[r]++;
 		w->c.unparseable++;

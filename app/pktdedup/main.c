@@ -398,7 +398,7 @@ static void print_start(void)
 	else
 		snprintf(from, sizeof(from), "port %d (single)", c->ports[0]);
 	PD_LOG(INFO, "%s, %u worker%s, dispatch %s; filter %s, %" PRIu64
-		" bytes per worker; key %s; action %s\n", from, pd_app.nworkers,
+		" bytes per worker; key %s%s; action %s\n", from, pd_app.nworkers,
 		pd_app.nworkers > 1 ? "s" : "",
 		pd_app.nworkers == 1 ? "none (one worker)" :
 		pd_app.replay ? "by key hash, output in input order" :
@@ -406,7 +406,7 @@ static void print_start(void)
 		pd_app.rx_spread ? "software (rings), every worker receives" :
 		"software (rings), worker 0 receives",
 		pd_filter_type_name(fp->type), fp->memory_bytes, pd_key_mode_name(c->key.mode),
-		c->action == PD_ACTION_DROP ? "drop" : c->action == PD_ACTION_MARK ? "mark" : "count");
+		c->key.decap != 0 ? " of the innermost packet (--decap)" : "", c->action == PD_ACTION_DROP ? "drop" : c->action == PD_ACTION_MARK ? "mark" : "count");
 	if (rte_log_can_log(pd_logtype, RTE_LOG_INFO))
 		pd_stats_plan(stderr);
 }

@@ -109,6 +109,7 @@ struct pd_counters {
 	PD_COUNTERS(PD_COUNTER_FIELD)
 #undef PD_COUNTER_FIELD
 	uint64_t reasons[PD_KEY_REASON_COUNT];
+	uint64_t decap[PD_DECAP_KINDS]; /* frames whose parse opened each tunnel (--decap) */
 	uint64_t oversize; /* frames longer than the key scratch buffer (unparseable) */
 	uint64_t delay[PD_DELAY_BUCKETS]; /* duplicates by delay since their copy */
 	/* the sum of those delays (a histogram's _sum): 128 bits, as 64 wrap after 584

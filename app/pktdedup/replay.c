@@ -346,7 +346,7 @@ static void write_batch(struct pd_worker *w)
 			write_failed("--dup-out", rio_sink_error(R.dups));
 		if (next & PD_NEXT_MARK)
 			pd_disp_mark(w, R.arena + f->off, f->rf.caplen,
-				     (struct pd_key_ip){f->l3, f->ipver});
+				     (struct pd_key_ip){.offset = f->l3, .version = f->ipver});
 		if (!(next & PD_NEXT_OUT))
 			continue;
 		if (unlikely(rio_sink_frame(R.out, &f->rf) != 0)) {

@@ -146,6 +146,12 @@ static void json_counters(struct json *j, const struct pd_counters *c)
 		json_u64(j, pd_key_reason_name((enum pd_key_reason)r), c->reasons[r]);
 	json_u64(j, "oversize", c->oversize);
 	json_close(j);
+	if (pd_app.cfg.key.decap != 0) { /* frames by the tunnels their parse opened */
+		json_open(j, "decapsulated", '{', 1);
+		for (unsigned k = 0; k < PD_DECAP_KINDS; k++)
+			json_u64(j, pd_key_decap_name(k), c->decap[k]);
+		json_close(j);
+	}
 }
 
 /* "1us", "20ms", "5s": a bucket bound for people. */
@@ -358,6 +364,12 @@ void pd_stats_summary(double secs)
 		if (t.reasons[r] != 0)
 			fprintf(out, "pktdedup:   unparseable %-22s %" PRIu64 "\n",
 			       pd_key_reason_name((enum pd_key_reason)r), t.reasons[r]);
+	if (pd_app.cfg.key.decap != 0) {
+		fprintf(out, "pktdedup: tunnels opened (frames):");
+		for (unsigned k = 0; k < PD_DECAP_KINDS; k++)
+			fprintf(out, " %s %" PRIu64, pd_key_decap_name(k), t.decap[k]);
+		fprintf(out, "\n");
+	}
 	if (pd_app.cfg.filter.window != 0)
 		fprintf(out, "pktdedup: window %" PRIu64 " ns (%s), time from %s\n",
 			pd_app.cfg.filter.window,

@@ -205,6 +205,12 @@ static int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d
 		rte_tel_data_add_dict_u64(d, name, t.reasons[r]);
 	}
 	rte_tel_data_add_dict_u64(d, "oversize", t.oversize);
+	for (unsigned k = 0; k < PD_DECAP_KINDS && pd_app.cfg.key.decap != 0; k++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "decap_%s", pd_key_decap_name(k));
+		rte_tel_data_add_dict_u64(d, name, t.decap[k]);
+	}
 	{
 		uint64_t bytes;
 

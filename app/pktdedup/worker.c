@@ -119,7 +119,8 @@ static inline struct pd_key_ip ip_of(const struct rte_mbuf *m)
 {
 	const uint32_t l3 = m->packet_type & RTE_PTYPE_L3_MASK;
 
-	return (struct pd_key_ip){m->l2_len, l3 == RTE_PTYPE_L3_IPV4_EXT_UNKNOWN ? 4 :
+	return (struct pd_key_ip){.offset = m->l2_len,
+				  .version = l3 == RTE_PTYPE_L3_IPV4_EXT_UNKNOWN ? 4 :
 					     l3 == RTE_PTYPE_L3_IPV6_EXT_UNKNOWN ? 6 : 0};
 }
 

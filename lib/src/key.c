@@ -22,6 +22,10 @@
  *   Callers count them and forward them (a handshake or an ACK is not a click).
  * - packet: non-IP frames are keyed on their ethertype and bytes; IP packets end at their
  *   IP length so that Ethernet padding and trailers never enter the key.
+ * - decap (pd_key.h, enum pd_key_decap): each tunnel asked for is opened (decap.c finds
+ *   its payload) and the payload parsed as a frame of its own, bounded by the outer
+ *   packet's end, up to PD_KEY_MAX_DECAP deep; every mode keys the innermost packet. The
+ *   IP header reported for a mark is the outermost.
  */
 #include <string.h>
 
@@ -41,6 +45,7 @@
 struct frame {
 	const uint8_t *p;
 	size_t len;      /* captured bytes */
+	enum pd_key_link link;
 	size_t l2hdr;    /* the link header's length: the first VLAN tag, if any, is here */
 	size_t l3;       /* IP header, or first byte after the ethertype */
 	uint16_t ethertype;
@@ -50,6 +55,7 @@ struct frame {
 	uint8_t proto;    /* IPv4 protocol or IPv6 next header after the extensions */
 	size_t l4;        /* L4 header (after IPv6 extensions) */
 	int nonfirst;     /* non-first fragment: no L4 header here */
+	int fragment;     /* any fragment (IPv4 MF or offset, an IPv6 fragment header) */
 };
 
 static inline uint16_t rd16(const uint8_t *p)
@@ -74,6 +80,7 @@ static enum pd_key_reason parse_l2(struct frame *f, enum pd_key_link link)
 	size_t off, et_at;
 	uint16_t et;
 
+	f->link = link;
 	switch (link) {
 	case PD_LINK_RAW:
 		f->l2hdr = f->l3 = 0;
@@ -134,6 +141,7 @@ static enum pd_key_reason parse_ip(struct frame *f)
 		f->proto = ip[9];
 		f->l4 = f->l3 + ihl;
 		f->nonfirst = (rd16(ip + 6) & 0x1fff) != 0;
+		f->fragment = (rd16(ip + 6) & 0x3fff) != 0;
 	} else if (f->ethertype == ETHERTYPE_IPV6) {
 		size_t plen;
 
@@ -175,6 +183,7 @@ static enum pd_key_reason parse_ext(struct frame *f)
 			return r;
 		if (nh == 44) { /* fragment: fixed 8 bytes, offset in bits 15..3 */
 			hl = 8;
+			f->fragment = 1;
 			if (rd16(f->p + p + 2) >> 3 != 0) {
 				f->nonfirst = 1;
 				nh = f->p[p];
@@ -493,7 +502,9 @@ static enum pd_key_reason key_packet(const struct pd_key_config *c, struct frame
 	size_t k = 0, start;
 	uint8_t *h;
 
-	if (c->from == PD_FROM_L2 && c->link != PD_LINK_ETHERNET) {
+	if (ip != PD_KEY_OK && ip != PD_KEY_UNSUPPORTED_ETHERTYPE)
+		return ip; /* before any byte: a tunnel's payload may end inside its L2 header */
+	if (c->from == PD_FROM_L2 && f->link != PD_LINK_ETHERNET) {
 		/* the link header as captured, tags and protocol included */
 		memcpy(key, f->p, f->l3);
 		k = f->l3;
@@ -530,8 +541,6 @@ static enum pd_key_reason key_packet(const struct pd_key_config *c, struct frame
 			memcpy(key + k, f->p + f->l3, f->len - f->l3);
 			k += f->len - f->l3;
 		}
-	} else if (ip != PD_KEY_OK) {
-		return ip;
 	} else {
 		if (f->version == 6 && (c->from == PD_FROM_L4 || (c->ignore & PD_IGNORE_TCP_SEQ))) {
 			enum pd_key_reason r = parse_ext(f);
@@ -584,6 +593,14 @@ static inline uint16_t fast_l2(const struct pd_key_config *c, const uint8_t *p, 
 	return et;
 }
 
+/* With tunnels to open: is UDP to port dport one (then the general parse opens it)? */
+static inline int tunnel_port(const struct pd_key_config *c, uint16_t dport)
+{
+	return (dport == c->vxlan_port && (c->decap & PD_DECAP_VXLAN)) ||
+	       (dport == PD_KEY_GENEVE_PORT && (c->decap & PD_DECAP_GENEVE)) ||
+	       (dport == PD_KEY_GTPU_PORT && (c->decap & PD_DECAP_GTPU));
+}
+
 /*
  * The flow key of the most common frames, without the general parse: Ethernet with no
  * VLAN tag or one (unless the VLAN IDs are part of the key); IPv4 without options and
@@ -595,8 +612,9 @@ static inline uint16_t fast_l2(const struct pd_key_config *c, const uint8_t *p, 
  * non-first fragments only. test_keys compares this with the general parse on every
  * frame it extracts, prefixes and corrupted copies included.
  */
-static inline size_t flow_fast(const struct pd_key_config *c, const uint8_t *p, size_t len,
-			       uint8_t *key, struct pd_key_ip *at)
+static inline __attribute__((always_inline)) size_t
+flow_fast(const struct pd_key_config *c, const uint8_t *p, size_t len, uint8_t *key,
+	  struct pd_key_ip *at, const int decap)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	size_t l3, l4, end;
@@ -627,9 +645,10 @@ static inline size_t flow_fast(const struct pd_key_config *c, const uint8_t *p, 
 		end = len;
 	if (!(proto == IPPROTO_UDP_ && l4 + 8 <= end) && !(proto == IPPROTO_TCP_ && l4 + 20 <= end))
 		return 0;
+	if (decap && proto == IPPROTO_UDP_ && tunnel_port(c, rd16(p + l4 + 2)))
+		return 0;
 	w0 |= (uint64_t)proto << 8 | ld32(p + l4) << 32;
-	at->offset = (uint32_t)l3;
-	at->version = (uint8_t)w0;
+	*at = (struct pd_key_ip){(uint32_t)l3, (uint8_t)w0, 0, 0};
 	/* 8- and 16-byte stores, as put_flow (a copy through an array would load across
 	 * them) */
 	memcpy(key, &w0, 8);
@@ -640,6 +659,7 @@ static inline size_t flow_fast(const struct pd_key_config *c, const uint8_t *p, 
 	(void)len;
 	(void)key;
 	(void)at;
+	(void)decap;
 	return 0;
 #endif
 }
@@ -655,8 +675,9 @@ static inline size_t flow_fast(const struct pd_key_config *c, const uint8_t *p, 
  * 20000000 5, 3 runs alternating with the build before): the key 12.1-15.5 ns through the
  * general parse, 7.7 here; with its hash, pipelined as the worker, 16.6-16.7 -> 12.1.
  */
-static inline size_t packet_fast(const struct pd_key_config *c, const uint8_t *p, size_t len,
-				 uint8_t *key, struct pd_key_ip *at)
+static inline __attribute__((always_inline)) size_t
+packet_fast(const struct pd_key_config *c, const uint8_t *p, size_t len, uint8_t *key,
+	    struct pd_key_ip *at, const int decap)
 {
 	size_t l3, end;
 	const uint8_t *ip;
@@ -677,8 +698,15 @@ static inline size_t packet_fast(const struct pd_key_config *c, const uint8_t *p
 	}
 	if (end > len)
 		end = len;
-	at->offset = (uint32_t)l3;
-	at->version = (uint8_t)version;
+	if (decap) { /* GRE, UDP to a tunnel's port, IPv6 extension headers: general */
+		const uint8_t proto = version == 4 ? ip[9] : ip[6];
+		const size_t l4 = l3 + (version == 4 ? 20 : 40);
+
+		if (proto != IPPROTO_TCP_ && proto != IPPROTO_ICMP_ && proto != IPPROTO_ICMPV6_ &&
+		    (proto != IPPROTO_UDP_ || l4 + 8 > end || tunnel_port(c, rd16(p + l4 + 2))))
+			return 0;
+	}
+	*at = (struct pd_key_ip){(uint32_t)l3, (uint8_t)version, 0, 0};
 	memcpy(key, ip, end - l3);
 	mask_header(key, version, c->ignore);
 	if (c->compare_bytes != 0 && end - l3 > c->compare_bytes)
@@ -696,14 +724,18 @@ extract(const struct pd_key_config *c, const uint8_t *frame, size_t len, uint8_t
 	size_t n;
 
 	if (cap < PD_KEY_BUF_LEN(len)) {
-		*ip = (struct pd_key_ip){0, 0};
+		*ip = (struct pd_key_ip){0, 0, 0, 0};
 		return PD_KEY_BUFFER;
 	}
+	/* each fast path twice, with and without --decap's check (a constant): inline, the
+	 * check's load and branch cost the packet key 0.27 ns without --decap (bench_keys) */
 	if (c->mode == PD_KEY_FLOW && c->link == PD_LINK_ETHERNET)
-		n = flow_fast(c, frame, len, key, ip);
+		n = c->decap == 0 ? flow_fast(c, frame, len, key, ip, 0) :
+				    flow_fast(c, frame, len, key, ip, 1);
 	else if (c->mode == PD_KEY_PACKET && c->link == PD_LINK_ETHERNET &&
 		 c->from == PD_FROM_L3 && !(c->ignore & PD_IGNORE_TCP_SEQ))
-		n = packet_fast(c, frame, len, key, ip);
+		n = c->decap == 0 ? packet_fast(c, frame, len, key, ip, 0) :
+				    packet_fast(c, frame, len, key, ip, 1);
 	else
 		return pd_key_extract_general_ip(c, frame, len, key, cap, key_len, ip);
 	if (n == 0)
@@ -735,6 +767,86 @@ enum pd_key_reason pd_key_extract_general(const struct pd_key_config *c, const u
 	return pd_key_extract_general_ip(c, frame, len, key, cap, key_len, &ip);
 }
 
+/* What need() says of a header that runs past the packet's end. */
+static inline enum pd_key_reason cut_reason(const struct frame *f)
+{
+	return f->claimed <= f->len ? PD_KEY_BAD_LENGTH : PD_KEY_TRUNCATED;
+}
+
+/* One more tunnel opened, of flag kind: in ip's list; PD_KEY_TOO_DEEP past the last. */
+static inline enum pd_key_reason walked(struct pd_key_ip *ip, unsigned kind)
+{
+	unsigned n = 0;
+
+	while (n < PD_KEY_MAX_DECAP && ((ip->walk >> (4 * n)) & 0xf) != 0)
+		n++;
+	if (n == PD_KEY_MAX_DECAP)
+		return PD_KEY_TOO_DEEP;
+	ip->walk |= (uint16_t)((__builtin_ctz(kind) + 1) << (4 * n));
+	ip->encaps |= (uint8_t)kind;
+	return PD_KEY_OK;
+}
+
+/*
+ * Open the tunnels c->decap asks for, innermost last: while the packet parsed (its IP
+ * header's result r) carries one, the frame becomes the tunnel's payload, bounded by the
+ * packet's end, and is parsed again. Returns the innermost parse's result, or why a
+ * tunnel could not be opened; ip gets the tunnels opened, and the outermost IP header
+ * when the outer frame had none (MPLS).
+ */
+static enum pd_key_reason decap(const struct pd_key_config *c, struct frame *f,
+				enum pd_key_reason r, struct pd_key_ip *ip)
+{
+	size_t base = 0; /* f->p's offset in the frame */
+
+	for (;;) {
+		struct pd_tunnel t;
+		enum pd_key_reason d;
+
+		if (r == PD_KEY_OK) {
+			if (f->version == 6 && parse_ext(f) != PD_KEY_OK)
+				return r; /* the key's parse says why, where it needs L4 */
+			if (f->fragment)
+				return r; /* a fragment's payload is incomplete: keyed as is */
+			d = pd_decap_l4(c, f->p, f->l4, f->end, f->proto, cut_reason(f), &t);
+		} else if (r == PD_KEY_UNSUPPORTED_ETHERTYPE && (c->decap & PD_DECAP_MPLS) &&
+			   (f->ethertype == 0x8847 || f->ethertype == 0x8848)) {
+			/* no IP packet around it: the frame bounds the stack */
+			f->end = f->len;
+			f->claimed = f->len;
+			t = (struct pd_tunnel){f->l3, f->ethertype, PD_DECAP_MPLS};
+			d = PD_KEY_OK;
+		} else {
+			return r;
+		}
+		if (d != PD_KEY_OK || t.kind == 0)
+			return d;
+		if (walked(ip, t.kind) != PD_KEY_OK)
+			return PD_KEY_TOO_DEEP;
+		if (t.ethertype == 0x8847 || t.ethertype == 0x8848) { /* MPLS in GRE */
+			if (t.kind != PD_DECAP_MPLS && walked(ip, PD_DECAP_MPLS) != PD_KEY_OK)
+				return PD_KEY_TOO_DEEP;
+			d = pd_decap_mpls(f->p, t.inner, f->end, cut_reason(f), &t);
+			if (d != PD_KEY_OK)
+				return d;
+		}
+		base += t.inner;
+		f->len = f->end - t.inner;
+		f->p += t.inner;
+		f->version = 0;
+		f->nonfirst = 0;
+		f->fragment = 0;
+		r = parse_l2(f, t.ethertype == 0x6558 ? PD_LINK_ETHERNET : PD_LINK_RAW);
+		if (r != PD_KEY_OK)
+			return r;
+		r = parse_ip(f);
+		if (r == PD_KEY_OK && ip->version == 0) {
+			ip->offset = (uint32_t)(base + f->l3);
+			ip->version = (uint8_t)f->version;
+		}
+	}
+}
+
 enum pd_key_reason pd_key_extract_general_ip(const struct pd_key_config *c,
 					     const uint8_t *frame, size_t len, uint8_t *key,
 					     size_t cap, size_t *key_len, struct pd_key_ip *ip)
@@ -742,19 +854,24 @@ enum pd_key_reason pd_key_extract_general_ip(const struct pd_key_config *c,
 	struct frame f;
 	enum pd_key_reason r;
 
-	*ip = (struct pd_key_ip){0, 0};
+	*ip = (struct pd_key_ip){0, 0, 0, 0};
 	if (cap < PD_KEY_BUF_LEN(len))
 		return PD_KEY_BUFFER;
 	f.p = frame;
 	f.len = len;
 	f.version = 0;
 	f.nonfirst = 0;
+	f.fragment = 0;
 	r = parse_l2(&f, c->link);
 	if (r != PD_KEY_OK)
 		return r;
 	r = parse_ip(&f);
-	if (r == PD_KEY_OK)
-		*ip = (struct pd_key_ip){(uint32_t)f.l3, (uint8_t)f.version};
+	if (r == PD_KEY_OK) {
+		ip->offset = (uint32_t)f.l3;
+		ip->version = (uint8_t)f.version;
+	}
+	if (c->decap != 0)
+		r = decap(c, &f, r, ip);
 	switch (c->mode) {
 	case PD_KEY_FLOW:
 		if (r == PD_KEY_OK)
@@ -784,6 +901,7 @@ void pd_key_config_init(struct pd_key_config *c, enum pd_key_mode mode)
 {
 	memset(c, 0, sizeof(*c));
 	c->mode = mode;
+	c->vxlan_port = PD_KEY_VXLAN_PORT;
 	c->ignore = PD_IGNORE_DEFAULT;
 	c->from = PD_FROM_L3;
 	c->frag = PD_FRAG_UNPARSEABLE;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer harness for the packet parser (pd_key_extract). The first input byte picks
- * the key options, the second the link type (its low 2 bits), the rest is the frame. libFuzzer hands over a heap buffer of exactly
+ * the key options, the second the link type (its low 2 bits) and the tunnels opened (bit
+ * 2: all but those of bits 3-7), the rest is the frame. libFuzzer hands over a heap buffer of exactly
  * the input's size and the key buffer is exactly PD_KEY_BUF_LEN(len) bytes, so ASan
  * reports any read or write one byte out. Flow and packet keys are also extracted by the
  * general parse alone (pd_key_extract_general), which must give the same reason and key
@@ -47,6 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c.mode == PD_KEY_CLICK && (sel & 0x40))
 		memcpy(c.click_param, "id", 3);
 	c.link = (enum pd_key_link)(data[1] & 3);
+	if (data[1] & 4)
+		c.decap = PD_DECAP_ALL & ~(uint32_t)(data[1] >> 3);
 	len = size - 2;
 	cap = PD_KEY_BUF_LEN(len);
 	key = malloc(cap);
@@ -58,6 +61,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* where the IP header is: inside the frame, and its version nibble says so */
 	if (ip.version != 0 && (ip.offset + 20 > len || data[2 + ip.offset] >> 4 != ip.version))
 		abort();
+	/* the tunnels opened: only those asked for, and the list says the same */
+	{
+		unsigned kinds = 0;
+
+		for (uint16_t w = ip.walk; w != 0; w >>= 4)
+			kinds |= 1u << ((w & 0xf) - 1);
+		if ((ip.encaps & ~c.decap) != 0 || kinds != ip.encaps)
+			abort();
+	}
 	if (r == PD_KEY_OK) {
 		if (klen > cap)
 			abort();
@@ -79,7 +91,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (pd_key_extract_general_ip(&c, data + 2, len, g, cap, &glen, &gip) != r ||
 		    (r == PD_KEY_OK && (glen != klen || memcmp(g, key, klen) != 0)) ||
-		    gip.version != ip.version || (ip.version != 0 && gip.offset != ip.offset))
+		    gip.version != ip.version || (ip.version != 0 && gip.offset != ip.offset) ||
+		    gip.walk != ip.walk || gip.encaps != ip.encaps)
 			abort(); /* the fast path and the general parse disagree */
 		free(g);
 	}

@@ -44,7 +44,9 @@
  * up to PD_KEY_MAX_TAGS VLAN tags (TPID 0x8100, 0x88a8, 0x9100);
  * IPv4 with options and fragments; IPv6 with hop-by-hop, routing, fragment,
  * destination-options and AH extension headers (at most PD_KEY_MAX_EXT); TCP, UDP,
- * SCTP, ICMP, ICMPv6. A parse never reads at or past `len`, whatever the headers claim; a
+ * SCTP, ICMP, ICMPv6. With `decap` set, tunnels are opened and every mode keys the
+ * innermost packet (see enum pd_key_decap). A parse never reads at or past `len`,
+ * whatever the headers claim; a
  * frame that cannot yield a key in the requested mode gets a reason (enum pd_key_reason)
  * for the caller to count. Every reason other than PD_KEY_OK means "no key": the caller
  * applies its policy for unparseable frames.
@@ -67,6 +69,16 @@ extern "C" {
 #define PD_KEY_MAX_EXT 8
 /** Longest click parameter name, excluding the terminating NUL. */
 #define PD_KEY_PARAM_MAX 63
+/** Tunnels opened one inside another; a deeper nest is PD_KEY_TOO_DEEP. */
+#define PD_KEY_MAX_DECAP 4
+/** MPLS labels followed to the bottom of a stack; a deeper stack is PD_KEY_TOO_DEEP. */
+#define PD_KEY_MAX_LABELS 8
+/** UDP destination ports that mark VXLAN, Geneve and GTP-U (IANA); vxlan_port can
+ * change the first. */
+#define PD_KEY_VXLAN_PORT 4789
+#define PD_KEY_GENEVE_PORT 6081
+#define PD_KEY_GTPU_PORT 2152
+
 /** Key sizes: IPv4 flow keys, the longest (IPv6) flow keys, srcip keys. */
 #define PD_KEY_FLOW4_LEN 16
 #define PD_KEY_FLOW_LEN 40
@@ -132,6 +144,40 @@ enum pd_key_frag {
 	PD_FRAG_L3,              /**< key from addresses and protocol, ports 0 */
 };
 
+/**
+ * Tunnels to open before keying (bit flags; 0 keys the outermost packet, the default).
+ * Each is recognised as follows, and the key of every mode comes from the innermost
+ * packet (with PD_FROM_L2, its Ethernet header when it has one):
+ * - VXLAN: UDP to vxlan_port (4789), 8-byte header with the I flag, inner Ethernet;
+ * - Geneve: UDP to 6081, version 0, its options skipped, inner Ethernet, IPv4 or IPv6;
+ * - GTP-U: UDP to 2152, version 1, a G-PDU (message 255), its optional fields and
+ *   extension headers skipped, inner IPv4 or IPv6 (other messages are not tunnels);
+ * - GRE: IP protocol 47, version 0 without routing, its checksum, key and sequence
+ *   fields skipped; inner IPv4, IPv6, Ethernet (0x6558) or, with MPLS, an MPLS stack;
+ * - ERSPAN: GRE 0x88be (type I without a sequence number, type II with it: 8-byte
+ *   header, version 1) and 0x22eb (type III: 12-byte header, version 2, and the 8-byte
+ *   platform sub-header when its O flag is set), inner Ethernet;
+ * - MPLS: ethertype 0x8847 or 0x8848 (and GRE carrying them), labels to the bottom of
+ *   the stack, then IPv4 or IPv6 by the first nibble, or a pseudowire control word
+ *   (first nibble 0, 4 bytes) and Ethernet.
+ * An outer IP fragment is never opened (its payload is incomplete): it is keyed as is.
+ */
+enum pd_key_decap {
+	PD_DECAP_VXLAN = 1u << 0,
+	PD_DECAP_GENEVE = 1u << 1,
+	PD_DECAP_GRE = 1u << 2,
+	PD_DECAP_ERSPAN = 1u << 3,
+	PD_DECAP_MPLS = 1u << 4,
+	PD_DECAP_GTPU = 1u << 5,
+	PD_DECAP_KINDS = 6,
+	PD_DECAP_ALL = (1u << 6) - 1, /**< "auto" */
+};
+
+/** "vxlan", "geneve", "gre", "erspan", "mpls", "gtpu" for bit i of enum pd_key_decap;
+ * NULL past the last. */
+PD_API
+const char *pd_key_decap_name(unsigned i);
+
 /** Why a frame gave no key. X-macro: enum suffix, short name, message. */
 #define PD_KEY_REASONS(X)                                                                       \
 	X(OK, "ok", "ok")                                                                       \
@@ -146,7 +192,10 @@ enum pd_key_frag {
 	X(FRAGMENT, "fragment", "non-first fragment: no L4 header")                             \
 	X(NOT_HTTP, "not-http", "not an HTTP request")                                          \
 	X(NO_PARAM, "no-param", "HTTP request without the click parameter")                     \
-	X(BUFFER, "buffer", "key buffer smaller than PD_KEY_BUF_LEN(len)")
+	X(BUFFER, "buffer", "key buffer smaller than PD_KEY_BUF_LEN(len)")                      \
+	X(BAD_TUNNEL, "bad-tunnel", "a tunnel header to open is malformed or its payload unknown") \
+	X(TOO_DEEP, "too-deep", "tunnels nested deeper than PD_KEY_MAX_DECAP, or MPLS labels"    \
+	  " beyond PD_KEY_MAX_LABELS")
 
 enum pd_key_reason {
 #define PD_KEY_REASON_ENUM(id, name, msg) PD_KEY_##id,
@@ -169,9 +218,14 @@ struct pd_key_config {
 	char click_param[PD_KEY_PARAM_MAX + 1];
 	/** what frames start with (default Ethernet) */
 	enum pd_key_link link;
+	/** every mode: tunnels to open (enum pd_key_decap flags; 0: none, the default) */
+	uint32_t decap;
+	/** UDP destination port of VXLAN (default PD_KEY_VXLAN_PORT) */
+	uint16_t vxlan_port;
 };
 
-/** Defaults for @p mode: ignore TTL and checksum, from L3, fragments unparseable. */
+/** Defaults for @p mode: ignore TTL and checksum, from L3, fragments unparseable, no
+ * tunnel opened. */
 PD_API
 void pd_key_config_init(struct pd_key_config *c, enum pd_key_mode mode);
 
@@ -193,8 +247,12 @@ enum pd_key_reason pd_key_extract(const struct pd_key_config *c, const uint8_t *
 
 /** Where the parse found the IP header: what an action on the packet (a mark) needs. */
 struct pd_key_ip {
-	uint32_t offset;  /**< of the IP header from the frame's start */
+	uint32_t offset;  /**< of the outermost IP header from the frame's start */
 	uint8_t version;  /**< 4 or 6; 0 when the frame has no well-formed IP header */
+	uint8_t encaps;   /**< the tunnels opened (enum pd_key_decap flags); 0: none */
+	/** the tunnels opened in order, outermost first, 4 bits each from the lowest: bit
+	 * index + 1 of enum pd_key_decap (pd_key_decap_name(n - 1)); 0 ends the list */
+	uint16_t walk;
 };
 
 /**
