@@ -230,9 +230,10 @@ static inline int whole_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsig
  * A received burst between its two halves (without dispatch): its keys hashed and
  * their rows loading, its verdicts not yet asked for. The loop keeps one such burst
  * back while it receives and keys the next, so the rows of a burst load for the time
- * of a whole burst's work before they are probed (pipelined bursts). net_pcap, 65,536
- * flows, qhtlru 64 MiB, hugepages, 8 alternating rounds against deciding each burst as
- * it comes: count 1.081, drop 1.038 (docs/speed.md); without hugepages within noise.
+ * of a whole burst's work before they are probed (pipelined bursts), when the filter is
+ * far from the core (pd_filter_is_far). net_pcap, 65,536 flows, qhtlru 64 MiB,
+ * hugepages, 8 alternating rounds against deciding each burst as it comes: count 1.081,
+ * drop 1.038 (docs/speed.md); without hugepages within noise.
  */
 struct staged {
 	struct rte_mbuf *pkts[PD_APP_BURST];
@@ -433,6 +434,10 @@ int pd_worker_main(void *arg)
 	struct pd_worker *w = arg;
 	struct staged st[2]; /* without dispatch: the burst received, the one kept back */
 	unsigned cur = 0, held = 0;
+	/* a burst is kept back only when its rows come from far (L3, memory): with a
+	 * filter near the core (32 KiB) keeping it back gained nothing (median ratio
+	 * 1.005 in 6 alternating rounds) and would only add a burst of latency */
+	const int pipelined = pd_filter_is_far(w->filter);
 	const int ticks = w->lcore == rte_get_main_lcore() && w->app->cfg.stats_interval > 0;
 	uint64_t next_tick = 0;
 
@@ -464,6 +469,10 @@ int pd_worker_main(void *arg)
 			}
 			st[cur].n = n;
 			stage_burst(w, &st[cur], rxt);
+			if (!pipelined) { /* rows near the core: nothing to wait for */
+				decide_burst(w, &st[cur]);
+				continue;
+			}
 			if (held)
 				decide_burst(w, &st[cur ^ 1]);
 			held = 1;

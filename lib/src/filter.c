@@ -135,6 +135,11 @@ uint64_t pd_filter_hash(const struct pd_filter *f, const void *key, size_t len)
 	return hash_bytes(f, key, len);
 }
 
+int pd_filter_is_far(const struct pd_filter *f)
+{
+	return f->far;
+}
+
 void pd_filter_prefetch(const struct pd_filter *f, uint64_t h)
 {
 	if (f->ops->prefetch != NULL)

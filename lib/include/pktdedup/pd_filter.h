@@ -261,6 +261,14 @@ PD_API
 void pd_filter_prefetch(const struct pd_filter *f, uint64_t h);
 
 /**
+ * 1 when the filter's state is far: larger than twice the core's L2 cache, so that its
+ * lines come from L3 or memory and are worth loading early (prefetched into L2 only);
+ * 0 when it fits near the core.
+ */
+PD_API
+int pd_filter_is_far(const struct pd_filter *f);
+
+/**
  * Process n keys given as hashes from pd_filter_hash().
  * @param ts        per-key timestamps in ns, or NULL (clock advances one unit per key)
  * @param verdicts  n bytes written, each PD_DISTINCT or PD_DUPLICATE
