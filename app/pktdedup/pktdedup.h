@@ -157,8 +157,8 @@ struct pd_app;
 /*
  * Software dispatch: a key's lookup handed to the worker that owns it, its packet kept
  * by the worker that received it. The owner sees the hash and the time only, and sends
- * back the verdict; the mbuf never leaves its receiver (docs/speed.md, "Software
- * dispatch: what crosses between cores").
+ * back the verdict; the mbuf never leaves its receiver (docs/speed.md, "Workers":
+ * where the mbufs are freed).
  */
 struct pd_handoff {
 	uint64_t hash; /* the key's hash */

@@ -11,8 +11,8 @@
  * keeps the packet in its list for that owner, and acts on it when the owner's verdict
  * comes back on a second ring. Each worker also decides the lookups handed to it. Only
  * ring slots cross between cores: the mbuf stays with its receiver, which sends or frees
- * it into its own mempool cache (docs/speed.md, "Software dispatch: what crosses
- * between cores"). Frames without a key never wait: the receiver acts on them at once.
+ * it into its own mempool cache (docs/speed.md, "Workers": where the mbufs are
+ * freed). Frames without a key never wait: the receiver acts on them at once.
  *
  * Time (docs/windows.md): with a window, or a filter that reports delays, every packet
  * gets a time in ns, the TSC read once per received burst.
