@@ -406,7 +406,8 @@ static void print_start(void)
 		pd_app.rx_spread ? "software (rings), every worker receives" :
 		"software (rings), worker 0 receives",
 		pd_filter_type_name(fp->type), fp->memory_bytes, pd_key_mode_name(c->key.mode),
-		c->key.decap != 0 ? " of the innermost packet (--decap)" : "", c->action == PD_ACTION_DROP ? "drop" : c->action == PD_ACTION_MARK ? "mark" : "count");
+		c->key.decap != 0 ? " of the innermost packet (--decap)" : "",
+		c->action == PD_ACTION_DROP ? "drop" : c->action == PD_ACTION_MARK ? "mark" : "count");
 	if (rte_log_can_log(pd_logtype, RTE_LOG_INFO))
 		pd_stats_plan(stderr);
 }
