@@ -403,12 +403,13 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 
 	keys_burst(w, pkts, n, hp, keyed, 1);
 	for (unsigned i = 0; i < n; i++) {
-		const unsigned o = pd_owner_of(hp[i], w->app->nworkers);
+		unsigned o;
 
-		if (!keyed[i]) {
+		if (!keyed[i]) { /* rare and predicted: hp[i] is not set then */
 			act(w, pkts[i], PD_CLASS_KEYLESS);
 			continue;
 		}
+		o = pd_owner_of(hp[i], w->app->nworkers);
 		kept[o][nout[o]] = pkts[i];
 		out[o][nout[o]++] = (struct pd_handoff){hp[i], timed ? rxt[i] : 0};
 	}
