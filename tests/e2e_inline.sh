@@ -8,10 +8,14 @@
 #    packet goes on, interleave with packets buffered one by one), and the duplicate and
 #    unique counts are the generator's;
 #  - drop on mirrored traffic (scripts/gen_udp_pcap.py --mirror: 64 originals, then
-#    their 64 copies): whole bursts of originals, copies dropped; editcap -D's frames.
+#    their 64 copies): whole bursts of originals, copies dropped; editcap -D's frames;
+#    the same with a filter far from the core (qhtlru 16 MiB), whose bursts wait for
+#    the next before they are decided (pipelined), the last at the quiet link.
 #  - two workers with software dispatch, one key: a full ring loses nothing.
 #  - three workers with software dispatch, each receiving a third of the mirrored
-#    traffic (so each owner drains two rings): exactly one of each distinct frame out.
+#    traffic (so each owner drains two rings): exactly one of each distinct frame out,
+#    with the exact filter and with a far one (each worker's own keys then wait a burst,
+#    the last until the link is quiet).
 # In each run pktdedup's counters add up (rx = tx + dropped), and tx is what reached
 # the file. The periodic line printed at the stop, after the ports closed, gives their
 # loss as read before (the JSON's) without querying a closed port.
@@ -78,6 +82,11 @@ $tool frames "$tmp/editcap.pcap" >"$tmp/want.txt"
 $tool frames "$tmp/mdrop.pcap" >"$tmp/got.txt"
 diff -q "$tmp/want.txt" "$tmp/got.txt" >/dev/null ||
 	{ echo "FAIL: mirrored: not editcap -D's frames ($(wc -l <"$tmp/got.txt") of $(wc -l <"$tmp/want.txt"))" >&2; exit 1; }
+run "$tmp/mirror.pcap" "$tmp/fdrop.pcap" "$tmp/fdrop.json" --filter qhtlru --memory 16M \
+	--seed 7 --key packet --action drop
+$tool frames "$tmp/fdrop.pcap" >"$tmp/got.txt"
+diff -q "$tmp/want.txt" "$tmp/got.txt" >/dev/null ||
+	{ echo "FAIL: mirrored, far filter: not editcap -D's frames ($(wc -l <"$tmp/got.txt") of $(wc -l <"$tmp/want.txt"))" >&2; exit 1; }
 echo "ok: mirrored traffic: editcap -D's $(wc -l <"$tmp/got.txt") frames of 4096, in order"
 
 # Two workers, software dispatch, net_null (a queue per worker: both receive), every
@@ -110,22 +119,24 @@ PY
 # a queue per worker, each reading every third frame of the mirrored traffic (an
 # original and its copy reach different workers, so every copy is handed over): the
 # frames out, over the three TX files, are exactly the distinct frames of the input,
-# whichever copy came first. With --filter exact nothing unique can be dropped; a copy
-# passes only if bypassed at a full ring, and the run says how many were.
+# whichever copy came first. With --filter exact nothing unique can be dropped; with
+# qhtlru 16 MiB and a fixed seed none of the 2048 keys meets another's fingerprint. A
+# copy passes only if bypassed at a full ring, and the run says how many were.
 $tool split "$tmp/mirror.pcap" 3 "$tmp/part"
-rc=0
-timeout --preserve-status -s INT 4 "$bin" --no-huge -m 768 --no-pci --no-shconf \
-	--file-prefix "$prefix" --log-level '*:warning' --log-level 'pktdedup:info' \
-	--lcores '0@0,1@0,2@0' \
-	--vdev "net_pcap0,rx_pcap=$tmp/part.0.pcap,rx_pcap=$tmp/part.1.pcap,rx_pcap=$tmp/part.2.pcap,tx_pcap=$tmp/out.0.pcap,tx_pcap=$tmp/out.1.pcap,tx_pcap=$tmp/out.2.pcap" \
-	-- --ports 0 --dispatch software --key packet --filter exact --action drop \
-	--stats-json "$tmp/three.json" >/dev/null 2>"$tmp/err" || rc=$?
-[ "$rc" -eq 0 ] || { echo "FAIL: three workers: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
-grep -q "dispatch software (rings), every worker receives" "$tmp/err" ||
-	{ echo "FAIL: three workers: not every worker receives: $(cat "$tmp/err")" >&2; exit 1; }
 $tool frames "$tmp/mirror.pcap" | sort -u >"$tmp/want.txt"
-for i in 0 1 2; do $tool frames "$tmp/out.$i.pcap"; done | sort >"$tmp/got.txt"
-python3 - "$tmp/three.json" "$tmp/want.txt" "$tmp/got.txt" <<'PY'
+three() { # filter options...
+	local rc=0
+	timeout --preserve-status -s INT 4 "$bin" --no-huge -m 768 --no-pci --no-shconf \
+		--file-prefix "$prefix" --log-level '*:warning' --log-level 'pktdedup:info' \
+		--lcores '0@0,1@0,2@0' \
+		--vdev "net_pcap0,rx_pcap=$tmp/part.0.pcap,rx_pcap=$tmp/part.1.pcap,rx_pcap=$tmp/part.2.pcap,tx_pcap=$tmp/out.0.pcap,tx_pcap=$tmp/out.1.pcap,tx_pcap=$tmp/out.2.pcap" \
+		-- --ports 0 --dispatch software --key packet "$@" --action drop \
+		--stats-json "$tmp/three.json" >/dev/null 2>"$tmp/err" || rc=$?
+	[ "$rc" -eq 0 ] || { echo "FAIL: three workers $*: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
+	grep -q "dispatch software (rings), every worker receives" "$tmp/err" ||
+		{ echo "FAIL: three workers: not every worker receives: $(cat "$tmp/err")" >&2; exit 1; }
+	for i in 0 1 2; do $tool frames "$tmp/out.$i.pcap"; done | sort >"$tmp/got.txt"
+	python3 - "$tmp/three.json" "$tmp/want.txt" "$tmp/got.txt" "$*" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 t, w = d["total"], d["workers_detail"]
@@ -136,7 +147,10 @@ assert t["dispatched_in"] == t["dispatched_out"] > 0, t
 assert t["rx"] == 4096 and t["tx"] == len(got), (t, len(got))
 assert set(got) == set(want), "frames out are not the input's distinct frames"
 assert len(got) - len(want) <= t["dispatch_full"], (len(got), len(want), t)
-print("ok: three workers, software dispatch: %d distinct frames of 4096 out, each once "
-      "(%d handed over, %d bypassed at a full ring)" % (len(want), t["dispatched_in"],
-                                                         t["dispatch_full"]))
+print("ok: three workers, software dispatch, %s: %d distinct frames of 4096 out, each "
+      "once (%d handed over, %d bypassed at a full ring)" % (sys.argv[4], len(want),
+      t["dispatched_in"], t["dispatch_full"]))
 PY
+}
+three --filter exact
+three --filter qhtlru --memory 16M --seed 7

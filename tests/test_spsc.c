@@ -3,11 +3,14 @@
  * Software dispatch's ring (app/pktdedup/spsc.h) against a plain model and across two
  * threads:
  *  - one thread, a ring of 8 slots of 3 bytes (slots that straddle nothing, so a wrong
- *    offset shows): random puts and gets, every count, room and byte checked against a
- *    model queue written here (an array and two counters), room never more than the
- *    model's and never short of a burst that fits;
- *  - two threads, a ring of 16 slots of 16 bytes: a producer puts 4,000,000 numbered
- *    slots in bursts of 1 to 32, a consumer takes them in bursts of 1 to 32 and checks
+ *    offset shows), publishing every put and in batches of 3: random puts, gets and
+ *    flushes, every count, room and byte checked against a model queue written here
+ *    (an array and three counters: put, published, taken), room never more than the
+ *    model's and never short of a burst that fits, a get never seeing an unpublished
+ *    slot;
+ *  - two threads, a ring of 16 slots of 16 bytes, publishing every put and in batches
+ *    of 5: a producer puts 4,000,000 numbered slots in bursts of 1 to 32 (flushing now
+ *    and then, and at the end), a consumer takes them in bursts of 1 to 32 and checks
  *    that they come complete, once each and in order (the ring is full and empty often).
  */
 #include <pthread.h>
@@ -33,19 +36,21 @@ static unsigned draw(unsigned n) /* 0..n-1, xorshift64 */
 	return (unsigned)(rng % n);
 }
 
-static void test_model(void **state)
+static void model_run(unsigned batch)
 {
-	struct pd_spsc *r = pd_spsc_init(mem_small, 8);
-	unsigned char model[1 << 16][3]; /* every slot ever put, in order */
-	unsigned put = 0, got = 0;
+	struct pd_spsc *r = pd_spsc_init(mem_small, 8, batch);
+	static unsigned char model[1 << 16][3]; /* every slot ever put, in order */
+	unsigned put = 0, pub = 0, got = 0;
 
-	(void)state;
 	assert_int_equal(pd_spsc_bytes(8, 3), sizeof(mem_small));
 	for (int step = 0; step < 20000; step++) {
 		unsigned char buf[12][3];
-		const unsigned n = draw(12);
+		const unsigned n = draw(12), what = draw(5);
 
-		if (draw(2)) {
+		if (what == 0) {
+			pd_spsc_flush(r);
+			pub = put;
+		} else if (what <= 2) {
 			const unsigned want = n < 8 - (put - got) ? n : 8 - (put - got);
 
 			for (unsigned i = 0; i < n; i++)
@@ -60,8 +65,10 @@ static void test_model(void **state)
 			for (unsigned i = 0; i < want; i++)
 				memcpy(model[(put + i) & 0xffff], buf[i], 3);
 			put += want;
+			if (put - pub >= batch)
+				pub = put;
 		} else {
-			const unsigned want = n < put - got ? n : put - got;
+			const unsigned want = n < pub - got ? n : pub - got;
 
 			assert_int_equal(pd_spsc_get(r, buf, n, 3), want);
 			for (unsigned i = 0; i < want; i++)
@@ -70,6 +77,13 @@ static void test_model(void **state)
 		}
 	}
 	assert_true(put > 10000);
+}
+
+static void test_model(void **state)
+{
+	(void)state;
+	model_run(1);
+	model_run(3);
 }
 
 #define SLOTS 4000000ULL
@@ -82,6 +96,7 @@ static void *producer(void *arg)
 {
 	struct pd_spsc *r = arg;
 	uint64_t next = 0, x = 1;
+	unsigned puts = 0;
 
 	while (next < SLOTS) {
 		struct slot s[32];
@@ -96,18 +111,20 @@ static void *producer(void *arg)
 		for (unsigned done = 0; done < n;)
 			done += pd_spsc_put(r, s + done, n - done, sizeof(s[0]));
 		next += n;
+		if (++puts % 7 == 0)
+			pd_spsc_flush(r);
 	}
+	pd_spsc_flush(r);
 	return NULL;
 }
 
-static void test_threads(void **state)
+static void threads_run(unsigned batch)
 {
 	void *mem = aligned_alloc(PD_SPSC_LINE, pd_spsc_bytes(16, sizeof(struct slot)));
-	struct pd_spsc *r = pd_spsc_init(mem, 16);
+	struct pd_spsc *r = pd_spsc_init(mem, 16, batch);
 	uint64_t next = 0, bad = 0, x = 7;
 	pthread_t t;
 
-	(void)state;
 	assert_int_equal(pthread_create(&t, NULL, producer, r), 0);
 	while (next < SLOTS) {
 		struct slot s[32];
@@ -123,6 +140,13 @@ static void test_threads(void **state)
 	assert_int_equal(bad, 0);
 	assert_int_equal(pd_spsc_get(r, (struct slot[1]){{0, 0}}, 1, sizeof(struct slot)), 0);
 	free(mem);
+}
+
+static void test_threads(void **state)
+{
+	(void)state;
+	threads_run(1);
+	threads_run(5);
 }
 
 int main(void)

@@ -161,13 +161,16 @@ static unsigned dispatch_ring_size(unsigned nworkers)
 	return rte_align32prevpow2(want < 128 ? 128 : want);
 }
 
-/* A dispatch ring of esize-byte slots on the socket of its consumer, lcore. */
+/* A dispatch ring of esize-byte slots on the socket of its consumer, lcore, publishing
+ * in batches of PD_APP_DISPATCH_BATCH slots (a quarter of the ring at most). */
 static struct pd_spsc *dispatch_ring(size_t esize, unsigned lcore)
 {
-	void *mem = rte_malloc_socket("pd_spsc", pd_spsc_bytes(pd_app.ring_size, esize),
-				      PD_SPSC_LINE, (int)rte_lcore_to_socket_id(lcore));
+	const unsigned size = pd_app.ring_size;
+	void *mem = rte_malloc_socket("pd_spsc", pd_spsc_bytes(size, esize), PD_SPSC_LINE,
+				      (int)rte_lcore_to_socket_id(lcore));
 
-	return mem != NULL ? pd_spsc_init(mem, pd_app.ring_size) : NULL;
+	return mem != NULL ? pd_spsc_init(mem, size, RTE_MIN(PD_APP_DISPATCH_BATCH, size / 4))
+			   : NULL;
 }
 
 static int dispatch_rings(void)

@@ -5,8 +5,16 @@
  * index and reads the shared one only when its copy says the ring is full (producer) or
  * has too little (consumer), as in Lee, Bu and Chandranmenon, "A lock-free, cache-
  * efficient multi-core synchronization mechanism for line-rate network traffic
- * monitoring" (IPDPS 2010), whose MCRingBuffer caches the indices this way. The two published indices sit on lines of their own, each
- * written by one core only.
+ * monitoring" (IPDPS 2010), whose MCRingBuffer caches the indices this way. The two
+ * published indices sit on lines of their own, each written by one core only.
+ *
+ * The producer also publishes its index in batches, MCRingBuffer's other idea: a put
+ * makes its slots visible once a batch of them waits, and pd_spsc_flush makes visible
+ * whatever waits (the worker flushes when it is not busy, and every few rounds when it
+ * is). Each publication costs the consumer a cache miss on the index and on the
+ * slots' lines, a line from the other core (100-560 ns a round trip on the 2-core VM,
+ * scripts/pingpong.c); fewer, larger publications pay it less often
+ * (docs/speed.md, "Workers").
  *
  * Why not rte_ring: its enqueue reads the consumer's index, and its dequeue the
  * producer's, on every call; at one call per burst in both directions those reads were
@@ -33,6 +41,8 @@ struct pd_spsc {
 	_Alignas(PD_SPSC_LINE) unsigned p_tail;       /* the producer's own */
 	unsigned p_head;                              /* its copy of head */
 	unsigned p_mask;
+	unsigned p_pub;                               /* the tail it last published */
+	unsigned p_batch;                             /* publish once this many wait */
 	_Alignas(PD_SPSC_LINE) unsigned c_head;       /* the consumer's own */
 	unsigned c_tail;                              /* its copy of tail */
 	unsigned c_mask;
@@ -45,14 +55,25 @@ static inline size_t pd_spsc_bytes(unsigned size, size_t esize)
 	return sizeof(struct pd_spsc) + (size_t)size * esize;
 }
 
-/* An empty ring in mem (pd_spsc_bytes, aligned to PD_SPSC_LINE). */
-static inline struct pd_spsc *pd_spsc_init(void *mem, unsigned size)
+/* An empty ring in mem (pd_spsc_bytes, aligned to PD_SPSC_LINE) whose puts publish
+ * their slots once @p batch of them wait (1: every put), or at pd_spsc_flush. */
+static inline struct pd_spsc *pd_spsc_init(void *mem, unsigned size, unsigned batch)
 {
 	struct pd_spsc *r = mem;
 
 	memset(r, 0, sizeof(*r));
 	r->p_mask = r->c_mask = size - 1;
+	r->p_batch = batch > 0 ? batch : 1;
 	return r;
+}
+
+/* The slots put so far, visible to the consumer. */
+static inline void pd_spsc_flush(struct pd_spsc *r)
+{
+	if (r->p_tail != r->p_pub) { /* a store, even of the same value, would take the line */
+		r->p_pub = r->p_tail;
+		atomic_store_explicit(&r->tail, r->p_tail, memory_order_release);
+	}
 }
 
 /* Room for the producer, at least @p want when there is (reads head only if short). */
@@ -67,7 +88,8 @@ static inline unsigned pd_spsc_room(struct pd_spsc *r, unsigned want)
 	return room;
 }
 
-/* Up to n slots of esize bytes from src, in order; returns how many went in. */
+/* Up to n slots of esize bytes from src, in order; returns how many went in. They are
+ * published (the consumer sees them) once a batch waits, or at the next pd_spsc_flush. */
 static inline unsigned pd_spsc_put(struct pd_spsc *r, const void *src, unsigned n,
 				   size_t esize)
 {
@@ -84,7 +106,8 @@ static inline unsigned pd_spsc_put(struct pd_spsc *r, const void *src, unsigned 
 	memcpy(r->slot, (const unsigned char *)src + (size_t)first * esize,
 	       (size_t)(n - first) * esize);
 	r->p_tail += n;
-	atomic_store_explicit(&r->tail, r->p_tail, memory_order_release);
+	if (r->p_tail - r->p_pub >= r->p_batch)
+		pd_spsc_flush(r);
 	return n;
 }
 
