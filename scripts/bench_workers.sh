@@ -14,12 +14,18 @@
 #     dispatch, each owning about 1/N of the keys (N = 1: one queue, no dispatch);
 #   with N >= 2, pktdedup on net_null with software dispatch, every worker receiving and
 #     one owning the key (the worst case: its ring fills and the rest passes unchecked;
-#     "checked" counts what got a verdict).
+#     "checked" counts what got a verdict);
+#   with N >= 2, N one-worker pktdedup processes at once, each on its own CPU and its own
+#     net_pcap queue of the same frames: what N workers give on this source when nothing
+#     crosses between them (as with RSS), so that "dispatch vs independent" is the cost
+#     of the dispatch alone, apart from the source's.
 # FLOWS=N (environment, default 65536) sets the number of different frames: with 1024
 # net_pcap's stored frames stay in the caches (65,536 cost its copy two misses a packet).
 # Every run: qhtlru 64 MiB per worker, --action count, --no-huge. Lcores: with fewer
 # workers than CPUs, CPU 0 (where the main lcores of testpmd sleep) is left out; with as
-# many, it is shared. Prints the machine (lscpu) and a table of medians.
+# many, it is shared. Prints the machine (lscpu), the core-to-core round trip before and
+# after the sweep (scripts/pingpong.c: software dispatch's rate follows it, and on a
+# shared VM it changes from hour to hour) and a table of medians.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
@@ -39,32 +45,52 @@ for n in "${counts[@]}"; do
 	}
 done
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" /var/run/dpdk/bw$$' EXIT
+trap 'rm -rf "$tmp" /var/run/dpdk/bw$$*' EXIT
 flows=${FLOWS:-65536}
 [[ $flows =~ ^[1-9][0-9]*$ ]] || { echo "bench_workers.sh: FLOWS is a positive number" >&2; exit 2; }
 python3 scripts/gen_udp_pcap.py "$tmp/udp64.pcap" "$flows" >/dev/null
-eal=(--no-huge --no-pci --no-telemetry --log-level '*:error' --file-prefix "bw$$")
+eal=(--no-huge --no-pci --no-telemetry --log-level '*:error')
 med() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 first() { [ "$1" -lt "$ncpu" ] && echo 1 || echo 0; } # the first CPU for N workers
-pktdedup() { # workers vdev options... -> "rx-Mpps checked-Mpps"
-	local n=$1 vdev=$2 f out
-	shift 2
-	f=$(first "$n")
-	out=$({ timeout -s INT $((secs + 2)) build/app/pktdedup/pktdedup "${eal[@]}" \
-		-l "$f-$((f + n - 1))" -m $((1536 * n)) --vdev "$vdev" -- --ports 0 --action count \
+pdrun() { # lcores file-prefix workers vdev options... -> per-second "rx-Mpps checked-Mpps"
+	local l=$1 prefix=$2 n=$3 vdev=$4
+	shift 4
+	{ timeout -s INT $((secs + 2)) build/app/pktdedup/pktdedup "${eal[@]}" --file-prefix "$prefix" \
+		-l "$l" -m $((1536 * n)) --vdev "$vdev" -- --ports 0 --action count \
 		--filter qhtlru --memory 64M --stats-interval 1 "$@" 2>&1 >/dev/null || true; } |
 		awk '/s rx / { t = $2 + 0; for (i = 3; i < NF; i++) v[$i] = $(i + 1)
 			r = v["rx"]; b = v["bypassed"]
 			if (t >= 2 && pt >= 1) print (r - pr) / (t - pt) / 1e6, (r - b - pr + pb) / (t - pt) / 1e6
-			pt = t; pr = r; pb = b }')
+			pt = t; pr = r; pb = b }'
+}
+pktdedup() { # workers vdev options... -> "rx-Mpps checked-Mpps"
+	local n=$1 vdev=$2 f out
+	shift 2
+	f=$(first "$n")
+	out=$(pdrun "$f-$((f + n - 1))" "bw$$" "$n" "$vdev" "$@")
 	[ -n "$out" ] || { echo "bench_workers.sh: pktdedup $n workers $* gave no rate" >&2; exit 1; }
 	echo "$(cut -d' ' -f1 <<<"$out" | med) $(cut -d' ' -f2 <<<"$out" | med)"
+}
+independent() { # workers -> Mpps: N one-worker processes at once, one per CPU, each on
+	# its own net_pcap queue of the frames (what N workers give on this source when
+	# nothing crosses between them, as with RSS), their medians summed
+	local n=$1 f i
+	f=$(first "$n")
+	for i in $(seq 0 $((n - 1))); do
+		pdrun "$((f + i))" "bw$$-$i" 1 "$(pcaps 1)" --key flow --mbufs 100000 >"$tmp/ind$i" &
+	done
+	wait
+	for i in $(seq 0 $((n - 1))); do
+		[ -s "$tmp/ind$i" ] || { echo "bench_workers.sh: independent worker $i gave no rate" >&2; exit 1; }
+		cut -d' ' -f2 "$tmp/ind$i" | med
+	done | awk '{ s += $1 } END { print s }'
 }
 testpmd() { # forwarding cores -> Mpps (its main lcore, mostly asleep, on CPU 0)
 	local n=$1 f lc="0@0" out
 	f=$(first "$n")
 	for i in $(seq 1 "$n"); do lc+=",$i@$((f + i - 1))"; done
-	out=$({ timeout -s INT $((secs + 4)) dpdk-testpmd "${eal[@]}" -m $((1024 * n)) --lcores "$lc" \
+	out=$({ timeout -s INT $((secs + 4)) dpdk-testpmd "${eal[@]}" --file-prefix "bw$$" \
+		-m $((1024 * n)) --lcores "$lc" \
 		--vdev net_null0 -- --forward-mode=io --port-topology=loop --stats-period 1 \
 		--nb-cores="$n" --rxq="$n" --txq="$n" --total-num-mbufs=$((100000 * n)) -a \
 		2>/dev/null || true; } | awk '/Rx-pps:/ { n++; if (n >= 2) print $2 / 1e6 }' | med)
@@ -77,8 +103,16 @@ pcaps() { # net_pcap with n queues of the frames
 	echo "$v"
 }
 lscpu | grep -E '^Model name|^CPU\(s\)|^L2|^L3' | sed 's/  */ /g'
-declare -A tp rss sw one
+cc -O2 -std=gnu11 -pthread -o "$tmp/pingpong" scripts/pingpong.c
+roundtrip() { # the round trip between the first two CPUs the workers use, or nothing
+	[ "$ncpu" -ge 2 ] || return 0
+	echo "core-to-core round trip, CPUs $(first 2) and $(($(first 2) + 1)), $1:" \
+		"$("$tmp/pingpong" "$(first 2)" $(($(first 2) + 1))) ns"
+}
+roundtrip "before"
+declare -A tp rss sw one ind
 for r in $(seq "$reps"); do
+	[ "$r" = 1 ] || roundtrip "round $r" >&2
 	for n in "${counts[@]}"; do
 		tp[$n,$r]=$(testpmd "$n")
 		rss[$n,$r]=$(pktdedup "$n" net_null0 --key packet --dispatch rss)
@@ -88,20 +122,23 @@ for r in $(seq "$reps"); do
 			sw[$n,$r]=$(pktdedup "$n" "$(pcaps "$n")" --key flow --dispatch software \
 				--mbufs $((100000 * n)))
 			one[$n,$r]=$(pktdedup "$n" net_null0 --key packet --dispatch software)
+			ind[$n,$r]=$(independent "$n")
 		fi
 		echo "round $r, $n worker(s): testpmd ${tp[$n,$r]}; RSS ${rss[$n,$r]};" \
-			"software ${sw[$n,$r]}${one[$n,$r]:+; software, one key ${one[$n,$r]}}" >&2
+			"software ${sw[$n,$r]}${one[$n,$r]:+; software, one key ${one[$n,$r]}}" \
+			"${ind[$n,$r]:+; independent ${ind[$n,$r]}}" >&2
 	done
 done
+roundtrip "after"
 col() { # array count field -> median over the rounds
 	local -n a=$1
 	for r in $(seq "$reps"); do cut -d' ' -f"$3" <<<"${a[$2,$r]}"; done | med
 }
 echo "| workers | testpmd io Mpps | RSS, net_null, packet key: Mpps | vs ${counts[0]} |" \
 	"software dispatch, net_pcap, $flows flows, flow key: Mpps received / with a verdict |" \
-	"vs ${counts[0]} |" \
-	"software, one key owns all: received / with a verdict |"
-echo "|---:|---:|---:|---:|---:|---:|---:|"
+	"vs ${counts[0]} | vs RSS | independent workers, the same frames: Mpps |" \
+	"dispatch vs independent | software, one key owns all: received / with a verdict |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 r1=$(col rss "${counts[0]}" 1)
 s1=$(col sw "${counts[0]}" 2)
 for n in "${counts[@]}"; do
@@ -109,8 +146,12 @@ for n in "${counts[@]}"; do
 	sr=$(col sw "$n" 1)
 	sc=$(col sw "$n" 2)
 	o="-"
-	[ "$n" = 1 ] || o=$(printf "%.1f / %.1f" "$(col one "$n" 1)" "$(col one "$n" 2)")
+	ir=$sc # one worker: nothing is dispatched, the same run
+	if [ "$n" != 1 ]; then
+		o=$(printf "%.1f / %.1f" "$(col one "$n" 1)" "$(col one "$n" 2)")
+		ir=$(col ind "$n" 1)
+	fi
 	awk -v n="$n" -v t="$(col tp "$n" 1)" -v rr="$rr" -v r1="$r1" -v sr="$sr" -v sc="$sc" \
-		-v s1="$s1" -v o="$o" 'BEGIN { printf "| %d | %.1f | %.1f | %.2f | %.1f / %.1f | %.2f | %s |\n",
-		n, t, rr, rr / r1, sr, sc, sc / s1, o }'
+		-v s1="$s1" -v o="$o" -v ir="$ir" 'BEGIN { printf "| %d | %.1f | %.1f | %.2f | %.1f / %.1f | %.2f | %.2f | %.1f | %.2f | %s |\n",
+		n, t, rr, rr / r1, sr, sc, sc / s1, sc / rr, ir, sc / ir, o }'
 done
