@@ -7,7 +7,7 @@
  *    flushes, every count, room and byte checked against a model queue written here
  *    (an array and three counters: put, published, taken), room never more than the
  *    model's and never short of a burst that fits, a get never seeing an unpublished
- *    slot;
+ *    slot, the ring empty to the consumer exactly when every published slot is taken;
  *  - two threads, a ring of 16 slots of 16 bytes, publishing every put and in batches
  *    of 5: a producer puts 4,000,000 numbered slots in bursts of 1 to 32 (flushing now
  *    and then, and at the end), a consumer takes them in bursts of 1 to 32 and checks
@@ -70,6 +70,7 @@ static void model_run(unsigned batch)
 		} else {
 			const unsigned want = n < pub - got ? n : pub - got;
 
+			assert_int_equal(pd_spsc_empty(r), pub == got);
 			assert_int_equal(pd_spsc_get(r, buf, n, 3), want);
 			for (unsigned i = 0; i < want; i++)
 				assert_memory_equal(buf[i], model[(got + i) & 0xffff], 3);

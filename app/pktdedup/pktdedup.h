@@ -26,7 +26,7 @@
 /* Software dispatch: a ring's slots are published to the other core in batches of this
  * many, or after PD_APP_DISPATCH_ROUNDS rounds of the worker loop, or at once when the
  * worker receives less than full bursts (worker.c, dispatch_flush). */
-#define PD_APP_DISPATCH_BATCH 64
+#define PD_APP_DISPATCH_BATCH 64u
 #define PD_APP_DISPATCH_ROUNDS 4
 #define PD_APP_MAX_PORTS 3 /* the pair plus the duplicate port */
 #define PD_APP_TX_RETRIES 8

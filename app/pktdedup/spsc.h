@@ -134,4 +134,11 @@ static inline unsigned pd_spsc_get(struct pd_spsc *r, void *dst, unsigned n, siz
 	return n;
 }
 
+/* For the consumer: nothing published is left to get (reads the published tail). */
+static inline int pd_spsc_empty(struct pd_spsc *r)
+{
+	r->c_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+	return r->c_tail == r->c_head;
+}
+
 #endif

@@ -370,6 +370,17 @@ static void dispatch_flush(struct pd_worker *w)
 		pd_spsc_flush(w->reply[k]);
 }
 
+/* Whether lookups handed to this worker wait in its rings: a ring whose verdict ring
+ * is full gives none to decide_handed, so a round that decided nothing does not say
+ * they are all done. */
+static int handed_waiting(const struct pd_worker *w)
+{
+	for (unsigned k = 0; k < w->nfrom; k++)
+		if (!pd_spsc_empty(w->from[k]))
+			return 1;
+	return 0;
+}
+
 /* This worker's packets waiting for a verdict. */
 static unsigned waiting(const struct pd_worker *w)
 {
@@ -567,16 +578,21 @@ int pd_worker_main(void *arg)
 		decide_owned(w, &own[own_cur ^ 1]);
 		/* A peer may still be handing over its last burst: decide and act until
 		 * every worker has left its receive loop, nothing was left to do after that,
-		 * and no packet of this worker waits for a verdict. */
+		 * no packet of this worker waits for a verdict and no lookup for this worker
+		 * waits in its rings. Every lookup this worker handed over is published
+		 * before it counts itself out, so a peer that sees every worker out and
+		 * finds its rings empty has nothing left to decide; the verdicts decided
+		 * here are published at each turn. */
+		dispatch_flush(w);
 		atomic_fetch_add_explicit(&stopped_receiving, 1, memory_order_acq_rel);
 		for (;;) {
 			const unsigned done = atomic_load_explicit(&stopped_receiving,
 								   memory_order_acquire);
-
 			const unsigned did = dispatch_poll(w);
 
 			dispatch_flush(w);
-			if (did == 0 && done == w->app->nworkers && waiting(w) == 0)
+			if (did == 0 && done == w->app->nworkers && waiting(w) == 0 &&
+			    !handed_waiting(w))
 				break;
 		}
 	}
