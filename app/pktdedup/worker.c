@@ -497,8 +497,8 @@ int pd_worker_main(void *arg)
 {
 	struct pd_worker *w = arg;
 	struct staged st[2]; /* without dispatch: the burst received, the one kept back */
-	struct owned own[2]; /* software dispatch: the last burst's own packets, and the
-				* one's before being decided */
+	struct owned own[2]; /* software dispatch: the last burst's own packets waiting
+				* (own[own_cur ^ 1]), and room for the next burst's */
 	unsigned cur = 0, held = 0, own_cur = 0;
 	/* a burst is kept back only when its rows come from far (L3, memory): with a
 	 * filter near the core (32 KiB) keeping it back gained nothing (median ratio
