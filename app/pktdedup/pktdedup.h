@@ -236,6 +236,7 @@ struct pd_app {
 	int replay;                 /* --pcap-in: replay.c's loop, no ports */
 	int want_delay;             /* the filter reports delays: fill the histogram */
 	uint8_t next[8];            /* a frame's way out by its class (disposition.h) */
+	int marking;                /* some class is marked: keys keep the IP header's place */
 	uint64_t tsc_ns_mult;       /* ns = (tsc * mult >> 32) + offset: wall-clock ns, so */
 	uint64_t tsc_ns_offset;     /* that times in a snapshot survive a reboot */
 	struct rte_mempool *pool;
