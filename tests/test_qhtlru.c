@@ -122,7 +122,7 @@ static const struct {
 };
 
 static void run_shape(unsigned b, unsigned f, uint64_t memory, size_t nkeys,
-		      enum pd_qhtlru_variant var)
+		      enum pd_qhtlru_variant var, int hint)
 {
 	struct pd_filter_params p = {.type = PD_FILTER_QHTLRU, .memory_bytes = memory,
 				     .target_fpr = 0.5, .seed = 3, .qht_b = b, .qht_f = f};
@@ -135,6 +135,7 @@ static void run_shape(unsigned b, unsigned f, uint64_t memory, size_t nkeys,
 
 	assert_non_null(flt);
 	assert_int_equal(pd_qhtlru_set_variant(flt, var), 0);
+	pd_filter_hint_prefetched(flt, hint); /* a hint only: the same verdicts */
 	assert_int_equal(pd_filter_params(flt)->qht_b, b);
 	assert_int_equal(pd_filter_params(flt)->qht_f, f);
 	m.lanes = calloc(m.n * b, sizeof(*m.lanes));
@@ -174,27 +175,31 @@ static void test_model_small(void **state)
 			continue;
 		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 			run_shape(shapes[s].b, shapes[s].f, 64 * 61, 60000,
-				  (enum pd_qhtlru_variant)v);
+				  (enum pd_qhtlru_variant)v, 0);
 			/* a power-of-two row count: the SIMD rows and fingerprints */
 			run_shape(shapes[s].b, shapes[s].f, 64 * 64, 60000,
-				  (enum pd_qhtlru_variant)v);
+				  (enum pd_qhtlru_variant)v, 0);
 		}
 	}
 }
 
-/* A table far larger than the L2 cache: the far prefetch path, same verdicts. */
+/* A table far larger than the L2 cache: the far prefetch path, same verdicts, with and
+ * without the hint that the caller prefetched (here it did not: only the time differs). */
 static void test_model_far(void **state)
 {
 	(void)state;
 	for (unsigned v = 0; v < PD_QHTLRU_VARIANTS; v++)
 		if (pd_qhtlru_variant_supported((enum pd_qhtlru_variant)v))
-			run_shape(20, 25, 8u << 20, 400000, (enum pd_qhtlru_variant)v);
+			for (int hint = 0; hint < 2; hint++)
+				run_shape(20, 25, 8u << 20, 400000, (enum pd_qhtlru_variant)v,
+					  hint);
 }
 
 /*
  * Staging where it prefetches (state beyond twice the L2 cache): bursts staged one ahead
  * with pd_filter_stage_u64 carry pd_filter_hash's hashes and get pd_filter_burst_u64's
  * verdicts (tests/test_filters.c checks small filters, which stage without prefetching).
+ * The staged filter has the hint that its caller prefetched, as pktdedup's worker gives.
  */
 static void test_stage_far(void **state)
 {
@@ -210,6 +215,7 @@ static void test_stage_far(void **state)
 	(void)state;
 	assert_non_null(a);
 	assert_non_null(b);
+	pd_filter_hint_prefetched(b, 1);
 	assert_true(k != NULL && h != NULL && va != NULL && vb != NULL);
 	for (size_t i = 0; i < n; i++) { /* about 4 copies of each key */
 		uint64_t x = rng_next(&s) % (n / 4);

@@ -526,6 +526,9 @@ int pd_worker_main(void *arg)
 	uint64_t next_tick = 0;
 
 	own[0].n = own[1].n = 0;
+	/* a far filter's rows are prefetched here as each key is hashed (stage_burst,
+	 * dispatch_burst, decide_handed): its burst need not ask for them again */
+	pd_filter_hint_prefetched(w->filter, pipelined);
 	while (!pd_force_quit) {
 		uint64_t rxt[PD_APP_BURST]; /* times of the received burst (when timed) */
 		unsigned got = 0;

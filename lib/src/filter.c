@@ -140,6 +140,11 @@ int pd_filter_is_far(const struct pd_filter *f)
 	return f->far;
 }
 
+void pd_filter_hint_prefetched(struct pd_filter *f, int yes)
+{
+	f->caller_prefetches = yes != 0;
+}
+
 void pd_filter_prefetch(const struct pd_filter *f, uint64_t h)
 {
 	if (f->ops->prefetch != NULL)
@@ -187,9 +192,10 @@ int pd_filter_reports_delay(const struct pd_filter *f)
 
 /*
  * State far beyond the caches: each key's first line is prefetched as soon as the key is
- * hashed, so the hashing of the rest of the chunk hides the memory's latency (the probe
- * pass prefetches again, at no cost). qhtlru, 64 MiB, 20M 8-byte keys in bursts of 32
- * (scripts/bench_member.sh --rounds 5): 13.9 -> 13.2 ns/key, qqhtd 12.1 -> 10.8.
+ * hashed, so the hashing of the rest of the chunk hides the memory's latency. qhtlru,
+ * 64 MiB, 20M 8-byte keys in bursts of 32 (scripts/bench_member.sh --rounds 5): 13.9 ->
+ * 13.2 ns/key, qqhtd 12.1 -> 10.8. qhtlru's burst then does not prefetch the lines
+ * again (f->prefetched).
  */
 typedef void (*prefetch_fn)(const struct pd_filter *f, uint64_t h);
 
@@ -261,6 +267,7 @@ bursts(struct pd_filter *f, enum source src, const void *in, const uint32_t *len
 	uint64_t buf[PD_BURST_MAX];
 	const prefetch_fn pf = src != HASHES ? early_prefetch(f) : NULL;
 
+	f->prefetched = src == HASHES ? f->caller_prefetches : pf != NULL;
 	for (size_t i = 0; i < n; i += PD_BURST_MAX) {
 		const unsigned c = chunk_len(n, i);
 

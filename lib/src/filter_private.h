@@ -94,6 +94,11 @@ struct pd_filter {
 	 * further ahead (see pd_ahead); set by the front at create and before every chunk */
 	bool far;
 	uint64_t far_bytes;
+	/* the chunk being run had each key's first line prefetched as it was hashed (the
+	 * front's early prefetch, or the caller's: pd_filter_hint_prefetched), so the
+	 * filter's burst does not ask for it again; set by the front before every chunk */
+	bool prefetched;
+	bool caller_prefetches; /* pd_filter_hint_prefetched */
 	/* XXH3's secret for the seed (XXH3_generateSecret_fromSeed): keys longer than
 	 * 240 bytes hash with it instead of deriving it again per key (same hashes) */
 	unsigned char xxh_secret[192];

@@ -122,7 +122,7 @@ static void ql_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
 #ifdef QL_X86
 	if (q->prep_simd) {
 		ql_prep_avx512(q, h, row, fp, n);
-		for (unsigned i = 0; i < n && i < ahead; i++)
+		for (unsigned i = 0; i < n && i < ahead && !f->prefetched; i++)
 			pd_prefetch_w(f->far, row[i]);
 		q->k.probe(&q->k, row, fp, v, n, ahead, f->far);
 		return;
@@ -131,7 +131,7 @@ static void ql_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
 	for (unsigned i = 0; i < n; i++) {
 		row[i] = q->rows + pd_range(h[i], q->n) * QL_WORDS;
 		fp[i] = 1 + pd_range(pd_hash2(h[i]), q->k.fpmax);
-		if (i < ahead)
+		if (i < ahead && !f->prefetched)
 			pd_prefetch_w(f->far, row[i]);
 	}
 	q->k.probe(&q->k, row, fp, v, n, ahead, f->far);
