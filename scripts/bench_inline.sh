@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Inline speed of this tree beside earlier revisions: one worker on net_pcap replaying
 # 65,536 different 64-byte UDP/IPv4 frames from memory in a loop (infinite_rx; TX without
-# a file drops), --key flow --filter qhtlru --memory 64M, with --action count (after the
+# a file drops), --key flow --filter qhtlru --memory 64M (MEM), with --action count (after the
 # first pass every frame is a copy that goes on: whole bursts sent as received) and
 # --action drop (every copy freed one by one). Each revision is built in a git worktree
 # under $TMPDIR; within each round the binaries run alternately, the order reversed every
@@ -13,7 +13,8 @@
 # receiving its own queue of the frames (lcores 0 to N-1); FLOWS=N (default 65536) sets
 # the number of different frames (1024 keep net_pcap's stored copies in cache: its
 # copy from 65,536 stored frames misses the caches twice a packet); HUGE=1 runs on
-# 2 MiB hugepages (reserve them first: scripts/setup-inline.sh), as on a NIC.
+# 2 MiB hugepages (reserve them first: scripts/setup-inline.sh), as on a NIC; MEM=SIZE
+# (default 64M) sets the filter's --memory (32K: a filter near the core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-5}
@@ -22,10 +23,11 @@ shift $(($# < 2 ? $# : 2))
 revs=("${@:-HEAD}")
 workers=${WORKERS:-1}
 flows=${FLOWS:-65536}
+memory=${MEM:-64M}
 [[ $workers =~ ^[1-9][0-9]*$ && $flows =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "bench_inline: WORKERS and FLOWS are positive numbers" >&2; exit 2; }
 mem=(--no-huge -m $((1024 * workers)))
-[ "${HUGE:-0}" = 1 ] && mem=(-m $((1024 * workers)))
+[ "${HUGE:-0}" = 1 ] && mem=(--in-memory) # pages as needed, none left behind
 lcores=1 opts=()
 [ "$workers" -eq 1 ] || { lcores=0-$((workers - 1)); opts=(--dispatch software); }
 bash scripts/build.sh >/dev/null
@@ -48,7 +50,7 @@ rate() { # binary action -> Mpps
 	{ timeout -s INT $((secs + 2)) "$1" "${mem[@]}" --no-pci \
 		--no-telemetry --log-level '*:error' --file-prefix "bi$$" -l "$lcores" \
 		--vdev "$vdev" -- --ports 0 "${opts[@]}" --action "$2" \
-		--mbufs $((100000 * workers)) --stats-interval 1 --filter qhtlru --memory 64M \
+		--mbufs $((100000 * workers)) --stats-interval 1 --filter qhtlru --memory "$memory" \
 		--key flow 2>&1 >/dev/null || true; } |
 		awk '/s rx / { t = $2 + 0; r = $4; if (t >= 2 && pt >= 1) print (r - pr) / (t - pt) / 1e6; pt = t; pr = r }' |
 		sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'

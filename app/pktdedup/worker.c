@@ -133,7 +133,7 @@ static inline struct pd_key_ip ip_of(const struct rte_mbuf *m)
 /*
  * Keys and hashes of a burst: keyed[i] says whether packet i has a key, h[i] is then
  * its hash, and with @p prefetch its filter row starts loading at once. Without
- * dispatch this worker owns every key. With it, dispatch_burst prefetches the rows of
+ * dispatch this worker owns every key. With it, dispatch_burst prefetches the far rows of
  * its own keys once it has sorted them by owner: a branch on the owner here is a coin
  * toss for the predictor, and taking it out gave 12% more packets a second (2 workers,
  * net_pcap, 65,536 flows; 15% with 1,024; 3 alternating rounds). A key is hashed after
@@ -322,7 +322,8 @@ static unsigned decide_handed(struct pd_worker *w)
 		for (unsigned i = n; i < n + took[k]; i++) {
 			h[i] = in[i].hash;
 			ts[i] = in[i].time;
-			pd_filter_prefetch(w->filter, h[i]);
+			if (w->far) /* a near filter's own burst prefetches (stage_burst) */
+				pd_filter_prefetch(w->filter, h[i]);
 		}
 		n += took[k];
 	}
@@ -499,7 +500,9 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 		now->m[i] = kept[me][i];
 		now->h[i] = out[me][i].hash;
 		now->ts[i] = out[me][i].time;
-		pd_filter_prefetch(w->filter, now->h[i]);
+		if (w->far) /* near: left to the filter's burst, 3.6% more packets a
+			     * second with --action count, 32 KiB, 2 workers (docs/speed.md) */
+			pd_filter_prefetch(w->filter, now->h[i]);
 	}
 	*cur ^= 1;
 	decide_owned(w, &own[*cur]);
@@ -518,7 +521,7 @@ int pd_worker_main(void *arg)
 	/* a burst is kept back only when its rows come from far (L3, memory): with a
 	 * filter near the core (32 KiB) keeping it back gained nothing (median ratio
 	 * 1.005 in 6 alternating rounds) and would only add a burst of latency */
-	const int pipelined = pd_filter_is_far(w->filter);
+	const int pipelined = w->far = pd_filter_is_far(w->filter);
 	const int ticks = w->lcore == rte_get_main_lcore() && w->app->cfg.stats_interval > 0;
 	const unsigned full = w->n_rxq * PD_APP_BURST; /* a round of full bursts */
 	unsigned unflushed = 0; /* rounds since dispatch_flush */
