@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Inline speed of this tree beside earlier revisions: one worker on net_pcap replaying
 # 65,536 different 64-byte UDP/IPv4 frames from memory in a loop (infinite_rx; TX without
-# a file drops), --key flow --filter qhtlru --memory 64M (MEM), with --action count (after the
-# first pass every frame is a copy that goes on: whole bursts sent as received) and
-# --action drop (every copy freed one by one). Each revision is built in a git worktree
-# under $TMPDIR; within each round the binaries run alternately, the order reversed every
-# other round, SECS seconds each; the rate of a run is the median of its per-second
-# rates. Prints each round and the median ratio to this tree's rate, per action. Needs
+# a file drops), --key flow (KEY) --filter qhtlru --memory 64M (MEM), with --action count
+# (after the first pass every frame is a copy that goes on: whole bursts sent as
+# received) and --action drop (every copy freed one by one). Each revision is built in
+# a git worktree under $TMPDIR; within each round the binaries run alternately, the
+# order reversed every other round, SECS seconds each; the rate of a run is the median
+# of its per-second rates. Prints each round and the median ratio to this tree's rate, per action. Needs
 # no testpmd (bench_app.sh compares with it). A benchmark, not a test.
 #   bash scripts/bench_inline.sh [SECS] [REPS] [REV...]   (defaults: 5 5 HEAD)
 # Environment: WORKERS=N (default 1) runs N workers with software dispatch, each
@@ -14,7 +14,8 @@
 # the number of different frames (1024 keep net_pcap's stored copies in cache: its
 # copy from 65,536 stored frames misses the caches twice a packet); HUGE=1 runs on
 # 2 MiB hugepages (reserve them first: scripts/setup-inline.sh), as on a NIC; MEM=SIZE
-# (default 64M) sets the filter's --memory (32K: a filter near the core).
+# (default 64M) sets the filter's --memory (32K: a filter near the core); KEY=packet
+# sets --key (default flow).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-5}
@@ -24,6 +25,7 @@ revs=("${@:-HEAD}")
 workers=${WORKERS:-1}
 flows=${FLOWS:-65536}
 memory=${MEM:-64M}
+key=${KEY:-flow}
 [[ $workers =~ ^[1-9][0-9]*$ && $flows =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "bench_inline: WORKERS and FLOWS are positive numbers" >&2; exit 2; }
 mem=(--no-huge -m $((1024 * workers)))
@@ -51,7 +53,7 @@ rate() { # binary action -> Mpps
 		--no-telemetry --log-level '*:error' --file-prefix "bi$$" -l "$lcores" \
 		--vdev "$vdev" -- --ports 0 "${opts[@]}" --action "$2" \
 		--mbufs $((100000 * workers)) --stats-interval 1 --filter qhtlru --memory "$memory" \
-		--key flow 2>&1 >/dev/null || true; } |
+		--key "$key" 2>&1 >/dev/null || true; } |
 		awk '/s rx / { t = $2 + 0; r = $4; if (t >= 2 && pt >= 1) print (r - pr) / (t - pt) / 1e6; pt = t; pr = r }' |
 		sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
 }

@@ -132,18 +132,18 @@ static inline struct pd_key_ip ip_of(const struct rte_mbuf *m)
 
 /*
  * Keys and hashes of a burst: keyed[i] says whether packet i has a key, h[i] is then
- * its hash, and with @p prefetch its filter row starts loading at once. Without
- * dispatch this worker owns every key. With it, dispatch_burst prefetches the far rows of
- * its own keys once it has sorted them by owner: a branch on the owner here is a coin
- * toss for the predictor, and taking it out gave 12% more packets a second (2 workers,
- * net_pcap, 65,536 flows; 15% with 1,024; 3 alternating rounds). A key is hashed after
+ * its hash. No row is prefetched here: the callers prefetch a burst's rows once all its
+ * keys are hashed (stage_burst says why). With dispatch, dispatch_burst prefetches the
+ * far rows of its own keys once it has sorted them by owner: a branch on the owner here
+ * is a coin toss for the predictor, and taking it out gave 12% more packets a second (2
+ * workers, net_pcap, 65,536 flows; 15% with 1,024; 3 alternating rounds). A key is hashed after
  * the next packet's key is extracted, into the other of two buffers: hashing a key
  * just copied stalls on loads that span two of the copy's stores (no store-to-load
  * forwarding from the overlapping halves of a short memcpy). With --key packet this
  * raised the rate by 9-22% (docs/speed.md).
  */
 static inline void keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
-			      uint64_t *h, uint8_t *keyed, int prefetch)
+			      uint64_t *h, uint8_t *keyed)
 {
 	const int marking = w->app->marking;
 	size_t len[2];
@@ -160,8 +160,6 @@ static inline void keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsig
 
 			h[j] = pd_filter_hash(w->filter, w->keybuf + (j & 1) * PD_APP_KEYBUF_LEN,
 					      len[j & 1]);
-			if (prefetch) /* its row loads while the rest of the burst is parsed */
-				pd_filter_prefetch(w->filter, h[j]);
 		}
 	}
 }
@@ -260,19 +258,22 @@ struct staged {
 };
 
 /*
- * The first half: keys and hashes for all, and with a far filter every row prefetched
- * as its key is hashed. A near filter's rows (the filter within twice the L2 cache) are
- * left to the filter's own burst, which prefetches them just ahead of each probe:
- * prefetching them here too gave 6-8% fewer packets a second on hugepages at 32 KiB,
- * 1 MiB and 2 MiB, and 1.4% fewer without hugepages at 32 KiB (net_pcap, flow key,
- * 6 alternating rounds each). With 64 MiB it gains 1.2% without hugepages and loses
- * 5% on them (8 and 6 rounds): kept, for the first.
+ * The first half: keys and hashes for all, then, with a far filter, every row
+ * prefetched in one tight loop (hash all, prefetch all; the probe comes a burst
+ * later). Against prefetching each row as its key was hashed, between the parses,
+ * the loop gave 6% more packets a second without hugepages and 12-13% on them
+ * (scripts/bench_inline.sh: net_pcap, 65,536 flows, qhtlru 64 MiB, 6 alternating
+ * rounds; count and drop, flow and packet keys; docs/speed.md). A near filter's rows (the
+ * filter within twice the L2 cache) are left to the filter's own burst, which
+ * prefetches them just ahead of each probe: prefetching them here as well gave 6-8%
+ * fewer packets a second on hugepages at 32 KiB, 1 MiB and 2 MiB, and 1.4% fewer
+ * without hugepages at 32 KiB (flow key, 6 alternating rounds each).
  */
 static void stage_burst(struct pd_worker *w, struct staged *s, const uint64_t *rxt, int far)
 {
 	uint64_t hp[PD_APP_BURST];
 
-	keys_burst(w, s->pkts, s->n, hp, s->keyed, far);
+	keys_burst(w, s->pkts, s->n, hp, s->keyed);
 	s->nk = 0;
 	for (unsigned i = 0; i < s->n; i++) {
 		if (s->keyed[i]) {
@@ -280,6 +281,9 @@ static void stage_burst(struct pd_worker *w, struct staged *s, const uint64_t *r
 			s->ts[s->nk++] = rxt[i];
 		}
 	}
+	if (far)
+		for (unsigned i = 0; i < s->nk; i++)
+			pd_filter_prefetch(w->filter, s->h[i]);
 }
 
 /* The second half: one filter call for the keyed packets, then every packet in
@@ -477,7 +481,7 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 	struct owned *now = &own[*cur];
 	const int timed = w->app->time_src != PD_TIME_NONE;
 
-	keys_burst(w, pkts, n, hp, keyed, 0);
+	keys_burst(w, pkts, n, hp, keyed);
 	for (unsigned i = 0; i < n; i++) {
 		unsigned o;
 
@@ -529,7 +533,7 @@ int pd_worker_main(void *arg)
 	uint64_t next_tick = 0;
 
 	own[0].n = own[1].n = 0;
-	/* a far filter's rows are prefetched here as each key is hashed (stage_burst,
+	/* a far filter's rows are prefetched here once their burst is hashed (stage_burst,
 	 * dispatch_burst, decide_handed): its burst need not ask for them again */
 	pd_filter_hint_prefetched(w->filter, pipelined);
 	while (!pd_force_quit) {
