@@ -6,8 +6,8 @@
 # received) and --action drop (every copy freed one by one). Each revision is built in
 # a git worktree under $TMPDIR; within each round the binaries run alternately, the
 # order reversed every other round, SECS seconds each; the rate of a run is the median
-# of its per-second rates. Prints each round and the median ratio to this tree's rate, per action. Needs
-# no testpmd (bench_app.sh compares with it). A benchmark, not a test.
+# of its per-second rates. Prints each round and the median ratio to this tree's rate,
+# per action. Needs no testpmd (bench_app.sh compares with it). A benchmark, not a test.
 #   bash scripts/bench_inline.sh [SECS] [REPS] [REV...]   (defaults: 5 5 HEAD)
 # Environment: WORKERS=N (default 1) runs N workers with software dispatch, each
 # receiving its own queue of the frames (lcores 0 to N-1); FLOWS=N (default 65536) sets

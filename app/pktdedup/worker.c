@@ -134,13 +134,13 @@ static inline struct pd_key_ip ip_of(const struct rte_mbuf *m)
  * Keys and hashes of a burst: keyed[i] says whether packet i has a key, h[i] is then
  * its hash. No row is prefetched here: the callers prefetch a burst's rows once all its
  * keys are hashed (stage_burst says why). With dispatch, dispatch_burst prefetches the
- * far rows of its own keys once it has sorted them by owner: a branch on the owner here
- * is a coin toss for the predictor, and taking it out gave 12% more packets a second (2
- * workers, net_pcap, 65,536 flows; 15% with 1,024; 3 alternating rounds). A key is hashed after
- * the next packet's key is extracted, into the other of two buffers: hashing a key
- * just copied stalls on loads that span two of the copy's stores (no store-to-load
- * forwarding from the overlapping halves of a short memcpy). With --key packet this
- * raised the rate by 9-22% (docs/speed.md).
+ * far rows of its own keys once it has sorted them by owner: a branch on the owner
+ * here is a coin toss for the predictor, and taking it out gave 12% more packets a
+ * second (2 workers, net_pcap, 65,536 flows; 15% with 1,024; 3 alternating rounds). A
+ * key is hashed after the next packet's key is extracted, into the other of two
+ * buffers: hashing a key just copied stalls on loads that span two of the copy's
+ * stores (no store-to-load forwarding from the overlapping halves of a short memcpy).
+ * With --key packet this raised the rate by 9-22% (docs/speed.md).
  */
 static inline void keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
 			      uint64_t *h, uint8_t *keyed)
@@ -263,8 +263,8 @@ struct staged {
  * later). Against prefetching each row as its key was hashed, between the parses,
  * the loop gave 6% more packets a second without hugepages and 12-13% on them
  * (scripts/bench_inline.sh: net_pcap, 65,536 flows, qhtlru 64 MiB, 6 alternating
- * rounds; count and drop, flow and packet keys; docs/speed.md). A near filter's rows (the
- * filter within twice the L2 cache) are left to the filter's own burst, which
+ * rounds; count and drop, flow and packet keys; docs/speed.md). A near filter's rows
+ * (the filter within twice the L2 cache) are left to the filter's own burst, which
  * prefetches them just ahead of each probe: prefetching them here as well gave 6-8%
  * fewer packets a second on hugepages at 32 KiB, 1 MiB and 2 MiB, and 1.4% fewer
  * without hugepages at 32 KiB (flow key, 6 alternating rounds each).
