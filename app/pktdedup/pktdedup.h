@@ -194,8 +194,8 @@ struct pd_worker {
 	struct pd_spsc *reply[PD_APP_MAX_WORKERS]; /* owner: their verdicts' way back */
 	unsigned nfrom, from_next;                  /* owner: receivers, next to serve */
 	struct pd_filter *filter;
-	int far;                 /* the filter is far from the core (pd_filter_is_far): its
-				  * rows are prefetched as the hashes come (worker.c) */
+	int far;                 /* the filter is far from the core (pd_filter_is_far): the
+				  * worker prefetches its rows itself (worker.c) */
 	struct pd_estimate *est; /* the live error estimate's shadow; NULL: off */
 	struct pd_allow *allow;  /* --allow N's copy counts; NULL: off */
 	uint64_t t_first, t_last; /* the earliest and latest packet times (when timed) */

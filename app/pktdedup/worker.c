@@ -306,8 +306,9 @@ static void decide_burst(struct pd_worker *w, struct staged *s)
 /*
  * Lookups other workers handed to this one: up to a burst from their rings, each in turn
  * from a start that moves on every call (no receiver waits behind another), no more from
- * a ring than its verdict ring has room for; the rows start loading as the hashes come,
- * one filter call, the verdicts back in the order taken. Returns the lookups decided.
+ * a ring than its verdict ring has room for; a far filter's rows start loading as the
+ * hashes are taken, one filter call, the verdicts back in the order taken. Returns the
+ * lookups decided.
  */
 static unsigned decide_handed(struct pd_worker *w)
 {
