@@ -273,9 +273,9 @@ int pd_filter_is_far(const struct pd_filter *f);
  * pd_filter_burst_hashed_delay() a while before (pd_filter_prefetch(), or staging), so
  * that a burst need not ask for those lines again (yes = 1; 0, the default, undoes it).
  * Verdicts are the same either way; a hash that was not prefetched only costs its wait.
- * pktdedup's worker gives it for a far filter, whose rows it prefetches as each key is
- * hashed: qhtlru then skips its second prefetch, 1.4% more packets a second (net_pcap,
- * no hugepages, 64 MiB, 8 alternating rounds).
+ * pktdedup's worker gives it for a far filter, whose rows it prefetches a burst ahead:
+ * qhtlru then skips its second prefetch, 1.4% more packets a second (net_pcap, no
+ * hugepages, 64 MiB, 8 alternating rounds).
  */
 PD_API
 void pd_filter_hint_prefetched(struct pd_filter *f, int yes);
