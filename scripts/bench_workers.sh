@@ -15,17 +15,20 @@
 #   with N >= 2, pktdedup on net_null with software dispatch, every worker receiving and
 #     one owning the key (the worst case: its ring fills and the rest passes unchecked;
 #     "checked" counts what got a verdict);
-#   with N >= 2, N one-worker pktdedup processes at once, each on its own CPU and its own
-#     net_pcap queue of the same frames: what N workers give on this source when nothing
-#     crosses between them (as with RSS), so that "dispatch vs independent" is the cost
-#     of the dispatch alone, apart from the source's.
+#   with N >= 2, N one-worker pktdedup processes at once, each on its own CPU: on net_null
+#     with packet keys, what N workers give on this machine when they share nothing, not
+#     even a process (so that "RSS vs independent" is what one process costs, apart from
+#     what the machine gives N busy cores: its clock, L3 and memory); and on its own
+#     net_pcap queue of the same frames, so that "dispatch vs independent" is the cost of
+#     the dispatch alone, apart from the source's.
 # FLOWS=N (environment, default 65536) sets the number of different frames: with 1024
 # net_pcap's stored frames stay in the caches (65,536 cost its copy two misses a packet).
 # Every run: qhtlru 64 MiB per worker, --action count, --no-huge. Lcores: with fewer
 # workers than CPUs, CPU 0 (where the main lcores of testpmd sleep) is left out; with as
 # many, it is shared. Prints the machine (lscpu), the core-to-core round trip before and
 # after the sweep (scripts/pingpong.c: software dispatch's rate follows it, and on a
-# shared VM it changes from hour to hour) and a table of medians.
+# shared VM it changes from hour to hour) and two tables of medians (RSS, software
+# dispatch).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
@@ -71,13 +74,19 @@ pktdedup() { # workers vdev options... -> "rx-Mpps checked-Mpps"
 	[ -n "$out" ] || { echo "bench_workers.sh: pktdedup $n workers $* gave no rate" >&2; exit 1; }
 	echo "$(cut -d' ' -f1 <<<"$out" | med) $(cut -d' ' -f2 <<<"$out" | med)"
 }
-independent() { # workers -> Mpps: N one-worker processes at once, one per CPU, each on
-	# its own net_pcap queue of the frames (what N workers give on this source when
-	# nothing crosses between them, as with RSS), their medians summed
+independent() { # workers null|pcap -> Mpps: N one-worker processes at once, one per
+	# CPU, on net_null with packet keys or each on its own net_pcap queue of the frames
+	# with flow keys (what N workers give when nothing crosses between them), their
+	# medians of what got a verdict summed
 	local n=$1 f i
 	f=$(first "$n")
 	for i in $(seq 0 $((n - 1))); do
-		pdrun "$((f + i))" "bw$$-$i" 1 "$(pcaps 1)" --key flow --mbufs 100000 >"$tmp/ind$i" &
+		if [ "$2" = null ]; then
+			pdrun "$((f + i))" "bw$$-$i" 1 net_null0 --key packet >"$tmp/ind$i" &
+		else
+			pdrun "$((f + i))" "bw$$-$i" 1 "$(pcaps 1)" --key flow --mbufs 100000 \
+				>"$tmp/ind$i" &
+		fi
 	done
 	wait
 	for i in $(seq 0 $((n - 1))); do
@@ -110,7 +119,7 @@ roundtrip() { # the round trip between the first two CPUs the workers use, or no
 		"$("$tmp/pingpong" "$(first 2)" $(($(first 2) + 1))) ns"
 }
 roundtrip "before"
-declare -A tp rss sw one ind
+declare -A tp rss sw one ind indn
 for r in $(seq "$reps"); do
 	[ "$r" = 1 ] || roundtrip "round $r" >&2
 	for n in "${counts[@]}"; do
@@ -122,11 +131,13 @@ for r in $(seq "$reps"); do
 			sw[$n,$r]=$(pktdedup "$n" "$(pcaps "$n")" --key flow --dispatch software \
 				--mbufs $((100000 * n)))
 			one[$n,$r]=$(pktdedup "$n" net_null0 --key packet --dispatch software)
-			ind[$n,$r]=$(independent "$n")
+			ind[$n,$r]=$(independent "$n" pcap)
+			indn[$n,$r]=$(independent "$n" null)
 		fi
 		echo "round $r, $n worker(s): testpmd ${tp[$n,$r]}; RSS ${rss[$n,$r]};" \
-			"software ${sw[$n,$r]}${one[$n,$r]:+; software, one key ${one[$n,$r]}}" \
-			"${ind[$n,$r]:+; independent ${ind[$n,$r]}}" >&2
+			"${indn[$n,$r]:+independent, net_null ${indn[$n,$r]}; }software ${sw[$n,$r]}" \
+			"${one[$n,$r]:+; software, one key ${one[$n,$r]}}" \
+			"${ind[$n,$r]:+; independent, net_pcap ${ind[$n,$r]}}" >&2
 	done
 done
 roundtrip "after"
@@ -134,13 +145,28 @@ col() { # array count field -> median over the rounds
 	local -n a=$1
 	for r in $(seq "$reps"); do cut -d' ' -f"$3" <<<"${a[$2,$r]}"; done | med
 }
-echo "| workers | testpmd io Mpps | RSS, net_null, packet key: Mpps | vs ${counts[0]} |" \
-	"software dispatch, net_pcap, $flows flows, flow key: Mpps received / with a verdict |" \
-	"vs ${counts[0]} | vs RSS | independent workers, the same frames: Mpps |" \
-	"dispatch vs independent | software, one key owns all: received / with a verdict |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+t1=$(col tp "${counts[0]}" 1)
 r1=$(col rss "${counts[0]}" 1)
 s1=$(col sw "${counts[0]}" 2)
+echo
+echo "| workers | testpmd io: Mpps | vs ${counts[0]} | RSS, net_null, packet key: Mpps |" \
+	"vs ${counts[0]} | independent workers, net_null: Mpps | RSS vs independent |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
+for n in "${counts[@]}"; do
+	t=$(col tp "$n" 1)
+	rr=$(col rss "$n" 1)
+	ir=$rr # one worker: nothing is shared, the same run
+	[ "$n" = 1 ] || ir=$(col indn "$n" 1)
+	awk -v n="$n" -v t="$t" -v t1="$t1" -v rr="$rr" -v r1="$r1" -v ir="$ir" \
+		'BEGIN { printf "| %d | %.1f | %.2f | %.1f | %.2f | %.1f | %.2f |\n",
+		n, t, t / t1, rr, rr / r1, ir, rr / ir }'
+done
+echo
+echo "| workers | software dispatch, net_pcap, $flows flows, flow key: Mpps received /" \
+	"with a verdict | vs ${counts[0]} | vs RSS | independent workers, the same frames:" \
+	"Mpps | dispatch vs independent | software, one key owns all: received / with a" \
+	"verdict |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
 for n in "${counts[@]}"; do
 	rr=$(col rss "$n" 1)
 	sr=$(col sw "$n" 1)
@@ -151,7 +177,7 @@ for n in "${counts[@]}"; do
 		o=$(printf "%.1f / %.1f" "$(col one "$n" 1)" "$(col one "$n" 2)")
 		ir=$(col ind "$n" 1)
 	fi
-	awk -v n="$n" -v t="$(col tp "$n" 1)" -v rr="$rr" -v r1="$r1" -v sr="$sr" -v sc="$sc" \
-		-v s1="$s1" -v o="$o" -v ir="$ir" 'BEGIN { printf "| %d | %.1f | %.1f | %.2f | %.1f / %.1f | %.2f | %.2f | %.1f | %.2f | %s |\n",
-		n, t, rr, rr / r1, sr, sc, sc / s1, sc / rr, ir, sc / ir, o }'
+	awk -v n="$n" -v rr="$rr" -v sr="$sr" -v sc="$sc" -v s1="$s1" -v o="$o" -v ir="$ir" \
+		'BEGIN { printf "| %d | %.1f / %.1f | %.2f | %.2f | %.1f | %.2f | %s |\n",
+		n, sr, sc, sc / s1, sc / rr, ir, sc / ir, o }'
 done
