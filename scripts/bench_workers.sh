@@ -5,7 +5,10 @@
 #   bash scripts/bench_workers.sh [SECS] [REPS] [WORKERS...]   (default: 5 3 1 2)
 # WORKERS: the worker counts, each at most the CPUs this shell may use (taskset); e.g.
 # 1 2 4 8 15 on a 16-core machine. For each count N:
-#   testpmd io on net_null, N forwarding cores and queues;
+#   testpmd io on net_null, N forwarding cores and queues of one port, and with N >= 2 on
+#     N net_null ports of one queue each (net_null packs its queues' state, 40 bytes
+#     each, and adds to a queue's counter every burst: the queues of one port write each
+#     other's cache lines, as a NIC's queues do not; docs/speed.md, "Workers");
 #   pktdedup on net_null, packet keys, N workers with RSS (its frames are 64 zero bytes:
 #     net_null spreads nothing by content, so each worker keeps its own copy of the one
 #     key: the cost of a worker without a skew);
@@ -94,15 +97,22 @@ independent() { # workers null|pcap -> Mpps: N one-worker processes at once, one
 		cut -d' ' -f2 "$tmp/ind$i" | med
 	done | awk '{ s += $1 } END { print s }'
 }
-testpmd() { # forwarding cores -> Mpps (its main lcore, mostly asleep, on CPU 0)
-	local n=$1 f lc="0@0" out
+testpmd() { # forwarding cores queues|ports -> Mpps (its main lcore, mostly asleep, on
+	# CPU 0): one net_null port with a queue per core, or a port of one queue per core
+	local n=$1 f lc="0@0" out q=$1 np=1 vdevs=(--vdev net_null0)
 	f=$(first "$n")
 	for i in $(seq 1 "$n"); do lc+=",$i@$((f + i - 1))"; done
+	if [ "$2" = ports ]; then
+		q=1 np=$n vdevs=()
+		for i in $(seq 0 $((n - 1))); do vdevs+=(--vdev "net_null$i"); done
+	fi
 	out=$({ timeout -s INT $((secs + 4)) dpdk-testpmd "${eal[@]}" --file-prefix "bw$$" \
 		-m $((1024 * n)) --lcores "$lc" \
-		--vdev net_null0 -- --forward-mode=io --port-topology=loop --stats-period 1 \
-		--nb-cores="$n" --rxq="$n" --txq="$n" --total-num-mbufs=$((100000 * n)) -a \
-		2>/dev/null || true; } | awk '/Rx-pps:/ { n++; if (n >= 2) print $2 / 1e6 }' | med)
+		"${vdevs[@]}" -- --forward-mode=io --port-topology=loop --stats-period 1 \
+		--nb-cores="$n" --rxq="$q" --txq="$q" --total-num-mbufs=$((100000 * n)) -a \
+		2>/dev/null || true; } |
+		awk -v np="$np" '/Rx-pps:/ { s += $2; if (++k == np) { if (++n >= 2) print s / 1e6; s = k = 0 } }' |
+		med)
 	[ -n "$out" ] || { echo "bench_workers.sh: testpmd on $n cores gave no rate" >&2; exit 1; }
 	echo "$out"
 }
@@ -119,11 +129,13 @@ roundtrip() { # the round trip between the first two CPUs the workers use, or no
 		"$("$tmp/pingpong" "$(first 2)" $(($(first 2) + 1))) ns"
 }
 roundtrip "before"
-declare -A tp rss sw one ind indn
+declare -A tp tpp rss sw one ind indn
 for r in $(seq "$reps"); do
 	[ "$r" = 1 ] || roundtrip "round $r" >&2
 	for n in "${counts[@]}"; do
-		tp[$n,$r]=$(testpmd "$n")
+		tp[$n,$r]=$(testpmd "$n" queues)
+		tpp[$n,$r]=${tp[$n,$r]} # one core: one port of one queue either way
+		[ "$n" = 1 ] || tpp[$n,$r]=$(testpmd "$n" ports)
 		rss[$n,$r]=$(pktdedup "$n" net_null0 --key packet --dispatch rss)
 		if [ "$n" = 1 ]; then
 			sw[$n,$r]=$(pktdedup 1 "$(pcaps 1)" --key flow --mbufs 100000)
@@ -134,7 +146,8 @@ for r in $(seq "$reps"); do
 			ind[$n,$r]=$(independent "$n" pcap)
 			indn[$n,$r]=$(independent "$n" null)
 		fi
-		echo "round $r, $n worker(s): testpmd ${tp[$n,$r]}; RSS ${rss[$n,$r]};" \
+		echo "round $r, $n worker(s): testpmd ${tp[$n,$r]}; testpmd, a port per core" \
+			"${tpp[$n,$r]}; RSS ${rss[$n,$r]};" \
 			"${indn[$n,$r]:+independent, net_null ${indn[$n,$r]}; }software ${sw[$n,$r]}" \
 			"${one[$n,$r]:+; software, one key ${one[$n,$r]}}" \
 			"${ind[$n,$r]:+; independent, net_pcap ${ind[$n,$r]}}" >&2
@@ -146,20 +159,23 @@ col() { # array count field -> median over the rounds
 	for r in $(seq "$reps"); do cut -d' ' -f"$3" <<<"${a[$2,$r]}"; done | med
 }
 t1=$(col tp "${counts[0]}" 1)
+p1=$(col tpp "${counts[0]}" 1)
 r1=$(col rss "${counts[0]}" 1)
 s1=$(col sw "${counts[0]}" 2)
 echo
-echo "| workers | testpmd io: Mpps | vs ${counts[0]} | RSS, net_null, packet key: Mpps |" \
+echo "| workers | testpmd io, one net_null port: Mpps | vs ${counts[0]} | testpmd io, a" \
+	"port per core: Mpps | vs ${counts[0]} | RSS, net_null, packet key: Mpps |" \
 	"vs ${counts[0]} | independent workers, net_null: Mpps | RSS vs independent |"
-echo "|---:|---:|---:|---:|---:|---:|---:|"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for n in "${counts[@]}"; do
 	t=$(col tp "$n" 1)
+	tq=$(col tpp "$n" 1)
 	rr=$(col rss "$n" 1)
 	ir=$rr # one worker: nothing is shared, the same run
 	[ "$n" = 1 ] || ir=$(col indn "$n" 1)
-	awk -v n="$n" -v t="$t" -v t1="$t1" -v rr="$rr" -v r1="$r1" -v ir="$ir" \
-		'BEGIN { printf "| %d | %.1f | %.2f | %.1f | %.2f | %.1f | %.2f |\n",
-		n, t, t / t1, rr, rr / r1, ir, rr / ir }'
+	awk -v n="$n" -v t="$t" -v t1="$t1" -v tq="$tq" -v p1="$p1" -v rr="$rr" -v r1="$r1" \
+		-v ir="$ir" 'BEGIN { printf "| %d | %.1f | %.2f | %.1f | %.2f | %.1f | %.2f | %.1f | %.2f |\n",
+		n, t, t / t1, tq, tq / p1, rr, rr / r1, ir, rr / ir }'
 done
 echo
 echo "| workers | software dispatch, net_pcap, $flows flows, flow key: Mpps received /" \
