@@ -23,7 +23,12 @@
 #     even a process (so that "RSS vs independent" is what one process costs, apart from
 #     what the machine gives N busy cores: its clock, L3 and memory); and on its own
 #     net_pcap queue of the same frames, so that "dispatch vs independent" is the cost of
-#     the dispatch alone, apart from the source's.
+#     the dispatch alone, apart from the source's;
+#   testpmd io on net_pcap of the same frames, one port with N queues and, with N >= 2, N
+#     ports of one queue each: net_pcap's queues share lines too (each queue's state is
+#     4,240 bytes, so queue i + 1's counters, written every burst, share a line with queue
+#     i's ring of stored frames, read for every packet), and software dispatch runs on
+#     one port of N queues while the independent processes each have a port.
 # FLOWS=N (environment, default 65536) sets the number of different frames: with 1024
 # net_pcap's stored frames stay in the caches (65,536 cost its copy two misses a packet).
 # Every run: qhtlru 64 MiB per worker, --action count, --no-huge. Lcores: with fewer
@@ -97,14 +102,22 @@ independent() { # workers null|pcap -> Mpps: N one-worker processes at once, one
 		cut -d' ' -f2 "$tmp/ind$i" | med
 	done | awk '{ s += $1 } END { print s }'
 }
-testpmd() { # forwarding cores queues|ports -> Mpps (its main lcore, mostly asleep, on
-	# CPU 0): one net_null port with a queue per core, or a port of one queue per core
+testpmd() { # forwarding cores queues|ports [pcap] -> Mpps (its main lcore, mostly
+	# asleep, on CPU 0): one net_null port with a queue per core, or a port of one queue
+	# per core; with pcap, net_pcap ports of the frames instead
 	local n=$1 f lc="0@0" out q=$1 np=1 vdevs=(--vdev net_null0)
 	f=$(first "$n")
 	for i in $(seq 1 "$n"); do lc+=",$i@$((f + i - 1))"; done
+	[ "${3:-}" = pcap ] && vdevs=(--vdev "$(pcaps "$n")")
 	if [ "$2" = ports ]; then
 		q=1 np=$n vdevs=()
-		for i in $(seq 0 $((n - 1))); do vdevs+=(--vdev "net_null$i"); done
+		for i in $(seq 0 $((n - 1))); do
+			if [ "${3:-}" = pcap ]; then
+				vdevs+=(--vdev "net_pcap$i,infinite_rx=1,rx_pcap=$tmp/udp64.pcap")
+			else
+				vdevs+=(--vdev "net_null$i")
+			fi
+		done
 	fi
 	out=$({ timeout -s INT $((secs + 4)) dpdk-testpmd "${eal[@]}" --file-prefix "bw$$" \
 		-m $((1024 * n)) --lcores "$lc" \
@@ -129,13 +142,16 @@ roundtrip() { # the round trip between the first two CPUs the workers use, or no
 		"$("$tmp/pingpong" "$(first 2)" $(($(first 2) + 1))) ns"
 }
 roundtrip "before"
-declare -A tp tpp rss sw one ind indn
+declare -A tp tpp tc tcp rss sw one ind indn
 for r in $(seq "$reps"); do
 	[ "$r" = 1 ] || roundtrip "round $r" >&2
 	for n in "${counts[@]}"; do
 		tp[$n,$r]=$(testpmd "$n" queues)
 		tpp[$n,$r]=${tp[$n,$r]} # one core: one port of one queue either way
 		[ "$n" = 1 ] || tpp[$n,$r]=$(testpmd "$n" ports)
+		tc[$n,$r]=$(testpmd "$n" queues pcap)
+		tcp[$n,$r]=${tc[$n,$r]}
+		[ "$n" = 1 ] || tcp[$n,$r]=$(testpmd "$n" ports pcap)
 		rss[$n,$r]=$(pktdedup "$n" net_null0 --key packet --dispatch rss)
 		if [ "$n" = 1 ]; then
 			sw[$n,$r]=$(pktdedup 1 "$(pcaps 1)" --key flow --mbufs 100000)
@@ -147,7 +163,8 @@ for r in $(seq "$reps"); do
 			indn[$n,$r]=$(independent "$n" null)
 		fi
 		echo "round $r, $n worker(s): testpmd ${tp[$n,$r]}; testpmd, a port per core" \
-			"${tpp[$n,$r]}; RSS ${rss[$n,$r]};" \
+			"${tpp[$n,$r]}; testpmd net_pcap ${tc[$n,$r]}, a port per core" \
+			"${tcp[$n,$r]}; RSS ${rss[$n,$r]};" \
 			"${indn[$n,$r]:+independent, net_null ${indn[$n,$r]}; }software ${sw[$n,$r]}" \
 			"${one[$n,$r]:+; software, one key ${one[$n,$r]}}" \
 			"${ind[$n,$r]:+; independent, net_pcap ${ind[$n,$r]}}" >&2
@@ -181,8 +198,9 @@ echo
 echo "| workers | software dispatch, net_pcap, $flows flows, flow key: Mpps received /" \
 	"with a verdict | vs ${counts[0]} | vs RSS | independent workers, the same frames:" \
 	"Mpps | dispatch vs independent | software, one key owns all: received / with a" \
-	"verdict |"
-echo "|---:|---:|---:|---:|---:|---:|---:|"
+	"verdict | testpmd io, net_pcap of the frames: one port / a port per core, Mpps |" \
+	"one port vs a port per core |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for n in "${counts[@]}"; do
 	rr=$(col rss "$n" 1)
 	sr=$(col sw "$n" 1)
@@ -193,7 +211,10 @@ for n in "${counts[@]}"; do
 		o=$(printf "%.1f / %.1f" "$(col one "$n" 1)" "$(col one "$n" 2)")
 		ir=$(col ind "$n" 1)
 	fi
+	tq=$(col tc "$n" 1)
+	tqp=$(col tcp "$n" 1)
 	awk -v n="$n" -v rr="$rr" -v sr="$sr" -v sc="$sc" -v s1="$s1" -v o="$o" -v ir="$ir" \
-		'BEGIN { printf "| %d | %.1f / %.1f | %.2f | %.2f | %.1f | %.2f | %s |\n",
-		n, sr, sc, sc / s1, sc / rr, ir, sc / ir, o }'
+		-v tq="$tq" -v tqp="$tqp" \
+		'BEGIN { printf "| %d | %.1f / %.1f | %.2f | %.2f | %.1f | %.2f | %s | %.1f / %.1f | %.2f |\n",
+		n, sr, sc, sc / s1, sc / rr, ir, sc / ir, o, tq, tqp, tq / tqp }'
 done
