@@ -67,6 +67,11 @@ bad "--bpf 'udp and'" "${p[@]}" --bpf 'udp and'
 bad "--workers" "${p[@]}" --workers 65
 bad "--dispatch" "${p[@]}" --dispatch magic
 bad "--rx-desc" "${p[@]}" --rx-desc 1000
+bad "--dispatch-ring 127: expected 128 to 1048576" --no-huge -- --dispatch-ring 127
+bad "--dispatch-ring 1048577: expected 128 to 1048576" --no-huge -- --dispatch-ring 1048577
+bad "--dispatch-ring 4096: needs software dispatch" --no-huge -- --dispatch rss \
+	--dispatch-ring 4096
+bad "--dispatch-ring 4096: inline only" "${p[@]}" --dispatch-ring 4096
 bad "--tx-desc" "${p[@]}" --tx-desc 16
 bad "--mbufs" "${p[@]}" --mbufs 10
 bad "--pcap-out" --no-huge -- --pcap-out "$tmp/o.pcap"
@@ -100,7 +105,7 @@ echo "ok: $checked bad option sets: status 2, each message names its option"
 # --help: every option listed
 "$bin" --help >"$tmp/help"
 for o in filter memory fpr seed key ignore compare-from action mark-dscp dup-port \
-	unparseable ports workers dispatch rx-desc mbufs pcap-in pcap-out dup-out \
+	unparseable ports workers dispatch dispatch-ring rx-desc mbufs pcap-in pcap-out dup-out \
 	out-format bpf quiet snapshot \
 	snapshot-interval snapshot-policy stats-interval stats-json; do
 	grep -q -- "--$o" "$tmp/help" || { echo "FAIL: --help lacks --$o" >&2; exit 1; }

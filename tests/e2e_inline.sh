@@ -15,7 +15,7 @@
 #  - three workers with software dispatch, each receiving a third of the mirrored
 #    traffic (so each owner drains two rings): exactly one of each distinct frame out,
 #    with the exact filter and with a far one (each worker's own keys then wait a burst,
-#    the last until the link is quiet);
+#    the last until the link is quiet), the second with smaller rings (--dispatch-ring);
 #  - two workers with software dispatch and one RX queue: worker 0 receives, worker 1
 #    only decides; exactly one of each distinct frame out;
 #  - two workers with software dispatch stop while one shares its CPU with a busy
@@ -168,8 +168,14 @@ print("ok: three workers, software dispatch, %s: %d frames of 4096 out, the %d d
       len(want), t["dispatched_in"], t["dispatch_full"]))
 PY
 }
+ring() { # lookups a ring the last run's start line must give
+	grep -q "software dispatch: $1 lookups a ring" "$tmp/err" ||
+		{ echo "FAIL: three workers: not $1 lookups a ring: $(cat "$tmp/err")" >&2; exit 1; }
+}
 three --filter exact
-three --filter qhtlru --memory 16M --seed 7
+ring 1024 # the default 2048 lookups for an owner, from its two receivers
+three --filter qhtlru --memory 16M --seed 7 --dispatch-ring 512
+ring 256
 
 # Two workers, software dispatch, one RX queue (net_pcap with one input and a TX file
 # per worker): worker 0 receives everything and worker 1 only decides, publishing its

@@ -408,6 +408,9 @@ static void print_start(void)
 		pd_filter_type_name(fp->type), fp->memory_bytes, pd_key_mode_name(c->key.mode),
 		c->key.decap != 0 ? " of the innermost packet (--decap)" : "",
 		c->action == PD_ACTION_DROP ? "drop" : c->action == PD_ACTION_MARK ? "mark" : "count");
+	if (pd_app.dispatching && !pd_app.replay)
+		PD_LOG(INFO, "software dispatch: %u lookups a ring (receiver to owner), %u mbufs\n",
+		       pd_app.ring_size, pd_app.pool->size);
 	if (rte_log_can_log(pd_logtype, RTE_LOG_INFO))
 		pd_stats_plan(stderr);
 }

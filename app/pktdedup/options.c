@@ -83,6 +83,9 @@ void pd_app_usage(FILE *out)
 		"                       --pcap-in: 1)\n"
 		"  --dispatch D         auto (default) | rss | software: how packets of one key\n"
 		"                       reach one worker when there are several\n"
+		"  --dispatch-ring N    software dispatch: lookups that may wait for a worker,\n"
+		"                       from all the others (default 2048; more rides out a\n"
+		"                       longer stall of a worker, with an mbuf each: docs/app.md)\n"
 		"  --rx-desc N --tx-desc N   ring sizes (default 1024)\n"
 		"  --mbufs N            mbufs in the pool (default: from ports and workers)\n"
 		"\n"
@@ -135,7 +138,8 @@ void pd_app_usage(FILE *out)
 
 enum {
 	O_FILTER = 256, O_ACTION, O_DSCP, O_DUPPORT,
-	O_UNPARSEABLE, O_PORTS, O_WORKERS, O_DISPATCH, O_RXD, O_TXD, O_MBUFS, O_PCAPIN,
+	O_UNPARSEABLE, O_PORTS, O_WORKERS, O_DISPATCH, O_DISPATCH_RING, O_RXD, O_TXD, O_MBUFS,
+	O_PCAPIN,
 	O_PCAPOUT, O_DUPOUT, O_OUTFMT, O_BPF, O_QUIET, O_SINT, O_SJSON, O_ESTRATE, O_TELEMETRY, O_ALLOW, O_ALLOWMEM, O_SUGGEST, O_SNAP,
 	O_SNAPINT, O_SNAPPOL, O_WINDOW, O_WMODE, O_EQT,
 	O_HELP,
@@ -156,6 +160,7 @@ static const struct option longopts[] = {
 	{"ports", required_argument, NULL, O_PORTS},
 	{"workers", required_argument, NULL, O_WORKERS},
 	{"dispatch", required_argument, NULL, O_DISPATCH},
+	{"dispatch-ring", required_argument, NULL, O_DISPATCH_RING},
 	{"rx-desc", required_argument, NULL, O_RXD},
 	{"tx-desc", required_argument, NULL, O_TXD},
 	{"mbufs", required_argument, NULL, O_MBUFS},
@@ -246,7 +251,8 @@ static int parse_ports(const char *s, struct pd_app_config *c)
 /* Which options were given, to check the ones that only make sense together. */
 struct seen {
 	struct cli_key_given key;
-	const char *dscp, *dup_port, *pcap_out, *dup_out, *out_format, *bpf, *dispatch, *snap_int, *snap_pol, *wmode;
+	const char *dscp, *dup_port, *pcap_out, *dup_out, *out_format, *bpf, *dispatch;
+	const char *dispatch_ring, *snap_int, *snap_pol, *wmode;
 	const char *ports, *workers;
 };
 
@@ -274,7 +280,12 @@ static int check(struct pd_app_config *c, const struct seen *s)
 	if (s->bpf && c->pcap_in == NULL)
 		return cli_bad("--bpf", s->bpf, "needs --pcap-in (inline, select the traffic"
 			       " on the switch or the packet broker)");
+	if (s->dispatch_ring && c->dispatch == PD_DISPATCH_RSS)
+		return cli_bad("--dispatch-ring", s->dispatch_ring, "needs software dispatch");
 	if (c->pcap_in != NULL) {
+		if (s->dispatch_ring)
+			return cli_bad("--dispatch-ring", s->dispatch_ring,
+				       "inline only (--pcap-in hands no lookups over)");
 		if (c->nports != 0)
 			return cli_bad("--ports", s->ports, "--pcap-in makes its own port");
 		if (c->dup_port >= 0)
@@ -299,6 +310,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 	c->dup_port = -1;
 	c->ports[0] = c->ports[1] = -1;
 	c->dispatch = PD_DISPATCH_AUTO;
+	c->dispatch_ring = PD_APP_RING_DEFAULT;
 	c->rx_desc = 1024;
 	c->tx_desc = 1024;
 	c->estimate_level = DEFAULT_ESTIMATE_LEVEL;
@@ -370,6 +382,13 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 					"software", NULL}, &choice); /* the order of enum pd_dispatch */
 			if (r == 0)
 				c->dispatch = (enum pd_dispatch)choice;
+			break;
+		case O_DISPATCH_RING:
+			s.dispatch_ring = a;
+			r = cli_u32("--dispatch-ring", a, &c->dispatch_ring);
+			if (r == 0 && (c->dispatch_ring < PD_APP_RING_MIN ||
+				       c->dispatch_ring > PD_APP_RING_MAX))
+				r = cli_bad("--dispatch-ring", a, "expected 128 to 1048576");
 			break;
 		case O_RXD:
 		case O_TXD:

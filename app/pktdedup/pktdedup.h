@@ -28,6 +28,10 @@
  * worker receives less than full bursts (worker.c, dispatch_flush). */
 #define PD_APP_DISPATCH_BATCH 64u
 #define PD_APP_DISPATCH_ROUNDS 4
+/* --dispatch-ring: lookups that may wait for one owner, from all its receivers */
+#define PD_APP_RING_DEFAULT 2048u
+#define PD_APP_RING_MIN 128u
+#define PD_APP_RING_MAX (1u << 20)
 #define PD_APP_MAX_PORTS 3 /* the pair plus the duplicate port */
 #define PD_APP_TX_RETRIES 8
 /* Longest frame keyed: multi-segment frames are linearised into a buffer this size. */
@@ -67,6 +71,7 @@ struct pd_app_config {
 	int nports;             /* 0: choose from the ports there are */
 	unsigned workers;       /* 0: one per worker lcore */
 	enum pd_dispatch dispatch;
+	unsigned dispatch_ring;  /* --dispatch-ring: lookups waiting for one owner, in all */
 	double stats_interval;  /* seconds; 0: no periodic line */
 	const char *stats_json;
 	int estimate_level;     /* the live estimate samples 2^-level of the keys; -1: off */

@@ -151,12 +151,12 @@ int pd_ports_choose(void)
  * lookups on the owner's socket and one of verdicts on the receiver's, each with one
  * producer and one consumer (no compare-and-swap, no line written by two receivers),
  * and the receiver's list of the packets waiting, which can hold every lookup in both
- * rings. About 2048 lookups wait for an owner in all, at least 128 per ring (4
- * bursts); the pool holds an mbuf for every packet that can wait.
+ * rings. About --dispatch-ring lookups (default 2048) wait for an owner in all, at
+ * least 128 per ring (4 bursts); the pool holds an mbuf for every packet that can wait.
  */
-static unsigned dispatch_ring_size(unsigned nworkers)
+static unsigned dispatch_ring_size(unsigned lookups, unsigned nworkers)
 {
-	const unsigned want = 2048 / (nworkers > 1 ? nworkers - 1 : 1);
+	const unsigned want = lookups / (nworkers > 1 ? nworkers - 1 : 1);
 
 	return rte_align32prevpow2(want < 128 ? 128 : want);
 }
@@ -254,7 +254,10 @@ int pd_ports_setup(void)
 
 	/* mbufs: every RX and TX ring full, plus bursts in flight and every dispatch ring */
 	if (pd_app.dispatching)
-		pd_app.ring_size = dispatch_ring_size(pd_app.nworkers);
+		pd_app.ring_size = dispatch_ring_size(c->dispatch_ring, pd_app.nworkers);
+	else if (c->dispatch_ring != PD_APP_RING_DEFAULT)
+		PD_LOG(WARNING, "--dispatch-ring %u: not used, %s\n", c->dispatch_ring,
+		       pd_app.nworkers == 1 ? "one worker" : "the ports hash (RSS)");
 	{
 		unsigned n = c->mbufs;
 
