@@ -184,7 +184,7 @@ shb_len = struct.unpack("<I", b[4:8])[0]
 assert struct.unpack("<I", b[shb_len:shb_len + 4])[0] == 1          # an IDB follows the SHB
 sys.exit(0 if struct.unpack("<H", b[shb_len + 8:shb_len + 10])[0] == 101 else 1)
 PY
-capinfos -E "$tmp/raw-out.pcapng" | grep -q "Raw IP" || fail "raw to pcapng: capinfos does not read raw IP"
+capinfos -E "$tmp/raw-out.pcapng" | grep "Raw IP" >/dev/null || fail "raw to pcapng: capinfos does not read raw IP"
 # the expected counts from pktdedup-keys' Ethernet keys of the same frames
 keys_bin=$(dirname "$bin")/../keys/pktdedup-keys
 "$keys_bin" --key packet "$in" >"$tmp/eth.keys"
