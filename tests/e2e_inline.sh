@@ -111,6 +111,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 t, w = d["total"], d["workers_detail"]
 assert d["dispatch"] == "software" and all(x["rx"] > 0 for x in w), w
+assert d["dispatch_ring"] == 2048, d["dispatch_ring"] # the default, one receiver an owner
 assert d["accounted"] and d["mbufs_in_use"] == 0, d
 assert t["tx"] == t["rx"] and t["dropped"] == 0 and t["tx_failed"] == 0, t
 assert t["dispatch_full"] > 0 and t["bypassed"] == t["dispatch_full"], t

@@ -65,6 +65,8 @@ plan = summary["plan"]
 assert (c["filter"], c["parameters"], c["key"], c["window_ns"], c["workers"]) == \
     (plan["filter"], plan["parameters"], summary["key"], summary["window_ns"], 1), c
 assert float(c["predicted_fpr"]) == float("%g" % plan["predicted_fpr"]), (c, plan)
+assert (c["dispatch"], c["dispatch_ring"]) == (summary["dispatch"], summary["dispatch_ring"]) \
+    == ("none", 0), c
 d = all_["/pktdedup/delays"]
 assert len(d) == len(summary["delay_histogram"]["buckets"]) and list(d)[0] == "lt_1us" and \
     list(d)[-1] == "ge_10s" and 0 < sum(d.values()) <= total["duplicate"], d

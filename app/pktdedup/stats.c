@@ -276,6 +276,7 @@ int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const ch
 	json_u64(&j, "workers", pd_app.nworkers);
 	json_str(&j, "dispatch", pd_app.dispatching ? "software" :
 				 pd_app.nworkers > 1 ? "rss" : "none");
+	json_u64(&j, "dispatch_ring", pd_app.ring_size); /* 0: no rings (RSS, replay) */
 	json_f64(&j, "seconds", "%.6f", secs);
 	pd_snap_json(&j);
 	json_plan(&j);

@@ -118,6 +118,7 @@ static int tel_config(const char *cmd, const char *params, struct rte_tel_data *
 	rte_tel_data_add_dict_u64(d, "workers", pd_app.nworkers);
 	rte_tel_data_add_dict_string(d, "dispatch", pd_app.dispatching ? "software" :
 					  pd_app.nworkers > 1 ? "rss" : "none");
+	rte_tel_data_add_dict_u64(d, "dispatch_ring", pd_app.ring_size);
 	rte_tel_data_add_dict_int(d, "estimate_rate_log2", c->estimate_level);
 	return 0;
 }
