@@ -16,8 +16,8 @@
 #    traffic (so each owner drains two rings): exactly one of each distinct frame out,
 #    with the exact filter and with a far one (each worker's own keys then wait a burst,
 #    the last until the link is quiet), the second with smaller rings (--dispatch-ring);
-#  - two workers with software dispatch and one RX queue: worker 0 receives, worker 1
-#    only decides; exactly one of each distinct frame out;
+#  - three workers with software dispatch and one RX queue: worker 0 receives, workers
+#    1 and 2 only decide; exactly one of each distinct frame out;
 #  - two workers with software dispatch stop while one shares its CPU with a busy
 #    loop: both leave, every packet accounted for;
 #  - a pair of ports with software dispatch: each port's frames leave by the other.
@@ -178,35 +178,40 @@ ring 1024 # the default 2048 lookups for an owner, from its two receivers
 three --filter qhtlru --memory 16M --seed 7 --dispatch-ring 512
 ring 256
 
-# Two workers, software dispatch, one RX queue (net_pcap with one input and a TX file
-# per worker): worker 0 receives everything and worker 1 only decides, publishing its
-# verdicts every few rounds of a loop that receives nothing. The frames out are the
-# input's distinct frames, each once (a copy passes only if bypassed at a full ring:
-# the two lcores share a CPU), and no mbuf is left behind.
+# Three workers, software dispatch, one RX queue (net_pcap with one input and a TX file
+# per worker): worker 0 receives everything and workers 1 and 2 only decide, publishing
+# their verdicts every few rounds of a loop that receives nothing. An owner's lookups
+# come from worker 0 alone, so its one ring holds all --dispatch-ring 4096 of them, as
+# many as the input has frames: no ring can fill, though the lcores share a CPU. The
+# frames out are the input's distinct frames, each once, none passed unchecked, and no
+# mbuf is left behind.
 rc=0
 timeout --preserve-status -s INT 4 "$bin" --no-huge -m 768 --no-pci --no-shconf \
 	--file-prefix "$prefix" --log-level '*:warning' --log-level 'pktdedup:info' \
-	--lcores '0@0,1@0' \
-	--vdev "net_pcap0,rx_pcap=$tmp/mirror.pcap,tx_pcap=$tmp/one.0.pcap,tx_pcap=$tmp/one.1.pcap" \
-	-- --ports 0 --dispatch software --key packet --filter qhtlru --memory 16M --seed 7 \
-	--action drop --stats-json "$tmp/one.json" >/dev/null 2>"$tmp/err" || rc=$?
+	--lcores '0@0,1@0,2@0' \
+	--vdev "net_pcap0,rx_pcap=$tmp/mirror.pcap,tx_pcap=$tmp/one.0.pcap,tx_pcap=$tmp/one.1.pcap,tx_pcap=$tmp/one.2.pcap" \
+	-- --ports 0 --dispatch software --dispatch-ring 4096 --key packet --filter qhtlru \
+	--memory 16M --seed 7 --action drop --stats-json "$tmp/one.json" >/dev/null \
+	2>"$tmp/err" || rc=$?
 [ "$rc" -eq 0 ] || { echo "FAIL: one receiver: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
 grep -q "dispatch software (rings), worker 0 receives" "$tmp/err" ||
 	{ echo "FAIL: one receiver: not worker 0 alone: $(cat "$tmp/err")" >&2; exit 1; }
-for i in 0 1; do $tool frames "$tmp/one.$i.pcap"; done | sort >"$tmp/got.txt"
+grep -q "software dispatch: 4096 lookups a ring" "$tmp/err" ||
+	{ echo "FAIL: one receiver: not 4096 lookups a ring: $(cat "$tmp/err")" >&2; exit 1; }
+for i in 0 1 2; do $tool frames "$tmp/one.$i.pcap"; done | sort >"$tmp/got.txt"
 python3 - "$tmp/one.json" "$tmp/want.txt" "$tmp/got.txt" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 t, w = d["total"], d["workers_detail"]
 want, got = open(sys.argv[2]).read().split(), open(sys.argv[3]).read().split()
-assert w[0]["rx"] == 4096 and w[1]["rx"] == 0 and w[1]["dispatched_in"] > 0, w
-assert d["accounted"] and d["mbufs_in_use"] == 0, d
+assert w[0]["rx"] == 4096 and all(x["rx"] == 0 and x["dispatched_in"] > 0 for x in w[1:]), w
+assert d["accounted"] and d["mbufs_in_use"] == 0 and d["dispatch_ring"] == 4096, d
 assert t["rx"] == t["tx"] + t["dropped"] and t["tx"] == len(got), (t, len(got))
 assert set(got) == set(want), "frames out are not the input's distinct frames"
-assert len(got) - len(want) <= t["dispatch_full"], (len(got), len(want), t)
+assert len(got) == len(want) and t["dispatch_full"] == 0, (len(got), len(want), t)
 print("ok: software dispatch, worker 0 receives: %d frames of 4096 out, the %d distinct "
-      "ones (%d decided by worker 1, %d bypassed at a full ring)" % (len(got), len(want),
-      w[1]["dispatched_in"], t["dispatch_full"]))
+      "ones (%d and %d decided by workers 1 and 2, %d bypassed at a full ring)" % (len(got),
+      len(want), w[1]["dispatched_in"], w[2]["dispatched_in"], t["dispatch_full"]))
 PY
 
 # The stop with software dispatch while one worker's CPU is shared with a busy loop, so

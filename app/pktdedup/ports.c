@@ -151,12 +151,13 @@ int pd_ports_choose(void)
  * lookups on the owner's socket and one of verdicts on the receiver's, each with one
  * producer and one consumer (no compare-and-swap, no line written by two receivers),
  * and the receiver's list of the packets waiting, which can hold every lookup in both
- * rings. About --dispatch-ring lookups (default 2048) wait for an owner in all, at
+ * rings. About --dispatch-ring lookups (default 2048) wait for an owner in all, split
+ * among the workers that hand it lookups (every other worker, or worker 0 alone), at
  * least 128 per ring (4 bursts); the pool holds an mbuf for every packet that can wait.
  */
-static unsigned dispatch_ring_size(unsigned lookups, unsigned nworkers)
+static unsigned dispatch_ring_size(unsigned lookups, unsigned receivers)
 {
-	const unsigned want = lookups / (nworkers > 1 ? nworkers - 1 : 1);
+	const unsigned want = lookups / (receivers > 1 ? receivers : 1);
 
 	return rte_align32prevpow2(want < 128 ? 128 : want);
 }
@@ -254,7 +255,8 @@ int pd_ports_setup(void)
 
 	/* mbufs: every RX and TX ring full, plus bursts in flight and every dispatch ring */
 	if (pd_app.dispatching)
-		pd_app.ring_size = dispatch_ring_size(c->dispatch_ring, pd_app.nworkers);
+		pd_app.ring_size = dispatch_ring_size(c->dispatch_ring,
+						      pd_app.rx_spread ? pd_app.nworkers - 1 : 1);
 	else if (c->dispatch_ring != PD_APP_RING_DEFAULT)
 		PD_LOG(WARNING, "--dispatch-ring %u: not used, %s\n", c->dispatch_ring,
 		       pd_app.nworkers == 1 ? "one worker" : "the ports hash (RSS)");
@@ -264,7 +266,8 @@ int pd_ports_setup(void)
 		if (n == 0)
 			n = nports * pd_app.nworkers * (c->rx_desc + c->tx_desc) +
 			    pd_app.nworkers * 4 * PD_APP_BURST +
-			    pd_app.nworkers * (pd_app.nworkers - 1) * 2 * pd_app.ring_size + 4096;
+			    (pd_app.rx_spread ? pd_app.nworkers : 1) * (pd_app.nworkers - 1) *
+			    2 * pd_app.ring_size + 4096;
 		pd_app.pool = rte_pktmbuf_pool_create("pd_mbufs", n, 256, 0,
 						      RTE_MBUF_DEFAULT_BUF_SIZE,
 						      (int)rte_socket_id());
