@@ -3,15 +3,21 @@
  * Software dispatch's ring (app/pktdedup/spsc.h) against a plain model and across two
  * threads:
  *  - one thread, a ring of 8 slots of 3 bytes (slots that straddle nothing, so a wrong
- *    offset shows), publishing every put and in batches of 3: random puts, gets and
- *    flushes, every count, room and byte checked against a model queue written here
- *    (an array and three counters: put, published, taken), room never more than the
- *    model's and never short of a burst that fits, a get never seeing an unpublished
- *    slot, the ring empty to the consumer exactly when every published slot is taken;
- *  - two threads, a ring of 16 slots of 16 bytes, publishing every put and in batches
- *    of 5: a producer puts 4,000,000 numbered slots in bursts of 1 to 32 (flushing now
- *    and then, and at the end), a consumer takes them in bursts of 1 to 32 and checks
- *    that they come complete, once each and in order (the ring is full and empty often).
+ *    offset shows), publishing every put, in batches of 3 and in batches of 6: random
+ *    puts, gets and flushes (everything, whole lines, stale rings), every count, room
+ *    and byte checked against a model queue written here (an array and four counters:
+ *    put, published, taken, published at the last stale flush), room never more than
+ *    the model's and never short of a burst that fits, a get never seeing an
+ *    unpublished slot, the ring empty to the consumer exactly when every published slot
+ *    is taken. A batch's put and a flush of lines publish up to the last whole line: 21
+ *    slots of 3 bytes fit a 64-byte line, counted as the power of two below that, the
+ *    batch and the ring (16, capped to 2 for batches of 3 and to 4 for batches of 6).
+ *    A stale flush publishes everything when nothing was published since the last one;
+ *  - two threads, a ring of 16 slots of 16 bytes (4 a line), publishing every put and
+ *    in batches of 5: a producer puts 4,000,000 numbered slots in bursts of 1 to 32
+ *    (flushing whole lines, stale rings or everything now and then, and everything at
+ *    the end), a consumer takes them in bursts of 1 to 32 and checks that they come
+ *    complete, once each and in order (the ring is full and empty often).
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -36,20 +42,29 @@ static unsigned draw(unsigned n) /* 0..n-1, xorshift64 */
 	return (unsigned)(rng % n);
 }
 
-static void model_run(unsigned batch)
+static void model_run(unsigned batch, unsigned line)
 {
-	struct pd_spsc *r = pd_spsc_init(mem_small, 8, batch);
+	struct pd_spsc *r = pd_spsc_init(mem_small, 8, 3, batch);
 	static unsigned char model[1 << 16][3]; /* every slot ever put, in order */
-	unsigned put = 0, pub = 0, got = 0;
+	unsigned put = 0, pub = 0, got = 0, seen = 0;
 
 	assert_int_equal(pd_spsc_bytes(8, 3), sizeof(mem_small));
 	for (int step = 0; step < 20000; step++) {
 		unsigned char buf[12][3];
-		const unsigned n = draw(12), what = draw(5);
+		const unsigned n = draw(12), what = draw(7);
 
 		if (what == 0) {
 			pd_spsc_flush(r);
 			pub = put;
+		} else if (what == 6) {
+			pd_spsc_flush_stale(r);
+			if (pub == seen)
+				pub = put;
+			seen = pub;
+		} else if (what == 5) {
+			pd_spsc_flush_lines(r);
+			if (put / line * line > pub)
+				pub = put / line * line;
 		} else if (what <= 2) {
 			const unsigned want = n < 8 - (put - got) ? n : 8 - (put - got);
 
@@ -65,8 +80,8 @@ static void model_run(unsigned batch)
 			for (unsigned i = 0; i < want; i++)
 				memcpy(model[(put + i) & 0xffff], buf[i], 3);
 			put += want;
-			if (put - pub >= batch)
-				pub = put;
+			if (put - pub >= batch && put / line * line > pub)
+				pub = put / line * line;
 		} else {
 			const unsigned want = n < pub - got ? n : pub - got;
 
@@ -83,8 +98,9 @@ static void model_run(unsigned batch)
 static void test_model(void **state)
 {
 	(void)state;
-	model_run(1);
-	model_run(3);
+	model_run(1, 1);
+	model_run(3, 2);
+	model_run(6, 4);
 }
 
 #define SLOTS 4000000ULL
@@ -114,6 +130,10 @@ static void *producer(void *arg)
 		next += n;
 		if (++puts % 7 == 0)
 			pd_spsc_flush(r);
+		else if (puts % 3 == 0)
+			pd_spsc_flush_lines(r);
+		else if (puts % 5 == 0)
+			pd_spsc_flush_stale(r);
 	}
 	pd_spsc_flush(r);
 	return NULL;
@@ -122,7 +142,7 @@ static void *producer(void *arg)
 static void threads_run(unsigned batch)
 {
 	void *mem = aligned_alloc(PD_SPSC_LINE, pd_spsc_bytes(16, sizeof(struct slot)));
-	struct pd_spsc *r = pd_spsc_init(mem, 16, batch);
+	struct pd_spsc *r = pd_spsc_init(mem, 16, sizeof(struct slot), batch);
 	uint64_t next = 0, bad = 0, x = 7;
 	pthread_t t;
 

@@ -24,10 +24,13 @@
 #define PD_APP_BURST 32
 #define PD_APP_MAX_WORKERS 64
 /* Software dispatch: a ring's slots are published to the other core in batches of this
- * many, or after PD_APP_DISPATCH_ROUNDS rounds of the worker loop, or at once when the
- * worker receives less than full bursts (worker.c, dispatch_flush). */
+ * many, or after PD_APP_DISPATCH_ROUNDS rounds of the worker loop, in whole lines
+ * (spsc.h); the rest of a ring that published nothing in PD_APP_DISPATCH_STALE rounds
+ * then, and everything at once when the worker receives less than full bursts
+ * (worker.c, dispatch_flush). */
 #define PD_APP_DISPATCH_BATCH 64u
 #define PD_APP_DISPATCH_ROUNDS 4
+#define PD_APP_DISPATCH_STALE 64
 /* --dispatch-ring: lookups that may wait for one owner, from all its receivers */
 #define PD_APP_RING_DEFAULT 2048u
 #define PD_APP_RING_MIN 128u

@@ -170,7 +170,8 @@ static struct pd_spsc *dispatch_ring(size_t esize, unsigned lcore)
 	void *mem = rte_malloc_socket("pd_spsc", pd_spsc_bytes(size, esize), PD_SPSC_LINE,
 				      (int)rte_lcore_to_socket_id(lcore));
 
-	return mem != NULL ? pd_spsc_init(mem, size, RTE_MIN(PD_APP_DISPATCH_BATCH, size / 4))
+	return mem != NULL ? pd_spsc_init(mem, size, esize,
+					  RTE_MIN(PD_APP_DISPATCH_BATCH, size / 4))
 			   : NULL;
 }
 
