@@ -25,9 +25,9 @@
 #define PD_APP_MAX_WORKERS 64
 /* Software dispatch: a ring's slots are published to the other core in batches of this
  * many, or after PD_APP_DISPATCH_ROUNDS rounds of the worker loop, in whole lines
- * (spsc.h); the rest of a ring that published nothing in PD_APP_DISPATCH_STALE rounds
- * then, and everything at once when the worker receives less than full bursts
- * (worker.c, dispatch_flush). */
+ * (spsc.h). Every PD_APP_DISPATCH_STALE rounds a ring that published nothing since the
+ * last such check publishes what is left; a worker that receives less than full
+ * bursts publishes everything at once (worker.c, dispatch_flush). */
 #define PD_APP_DISPATCH_BATCH 64u
 #define PD_APP_DISPATCH_ROUNDS 4
 #define PD_APP_DISPATCH_STALE 64
