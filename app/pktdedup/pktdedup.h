@@ -31,6 +31,8 @@
 #define PD_APP_DISPATCH_BATCH 64u
 #define PD_APP_DISPATCH_ROUNDS 4
 #define PD_APP_DISPATCH_STALE 64
+_Static_assert(PD_APP_DISPATCH_STALE % PD_APP_DISPATCH_ROUNDS == 0,
+	       "the stale check runs at a flush round (worker.c)");
 /* --dispatch-ring: lookups that may wait for one owner, from all its receivers */
 #define PD_APP_RING_DEFAULT 2048u
 #define PD_APP_RING_MIN 128u

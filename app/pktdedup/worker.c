@@ -546,7 +546,7 @@ int pd_worker_main(void *arg)
 	const int pipelined = w->far = pd_filter_is_far(w->filter);
 	const int ticks = w->lcore == rte_get_main_lcore() && w->app->cfg.stats_interval > 0;
 	const unsigned full = w->n_rxq * PD_APP_BURST; /* a round of full bursts */
-	unsigned unflushed = 0; /* busy rounds since dispatch_flush(FLUSH_ALL) */
+	unsigned busy = 0; /* rounds of full bursts since dispatch_flush(FLUSH_ALL) */
 	unsigned rounds = 0;
 	uint64_t next_tick = 0;
 
@@ -615,9 +615,9 @@ int pd_worker_main(void *arg)
 			 * 8 alternating rounds at a 110 ns round trip) */
 			if (got < full) {
 				dispatch_flush(w, FLUSH_ALL);
-				unflushed = 0;
-			} else if (++unflushed % PD_APP_DISPATCH_ROUNDS == 0) {
-				dispatch_flush(w, unflushed % PD_APP_DISPATCH_STALE == 0
+				busy = 0;
+			} else if (++busy % PD_APP_DISPATCH_ROUNDS == 0) {
+				dispatch_flush(w, busy % PD_APP_DISPATCH_STALE == 0
 							  ? FLUSH_STALE : FLUSH_LINES);
 			}
 		}
