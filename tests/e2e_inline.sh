@@ -16,6 +16,8 @@
 #    traffic (so each owner drains two rings): exactly one of each distinct frame out,
 #    with the exact filter and with a far one (each worker's own keys then wait a burst,
 #    the last until the link is quiet), the second with smaller rings (--dispatch-ring);
+#    and fifteen workers on one CPU, the worker count of a 16-core machine's sweep:
+#    each owner drains 14 rings of the smallest size (128 lookups);
 #  - three workers with software dispatch and one RX queue: worker 0 receives, workers
 #    1 and 2 only decide; exactly one of each distinct frame out;
 #  - two workers with software dispatch stop while one shares its CPU with a busy
@@ -121,51 +123,57 @@ print("ok: software dispatch, one key: both workers received; %d of %d packets p
       "unchecked at a full ring, none lost" % (t["dispatch_full"], t["rx"]))
 PY
 
-# Three workers with software dispatch on three lcores of one CPU, a net_pcap port with
-# a queue per worker, each reading every third frame of the mirrored traffic (an
-# original and its copy reach different workers, so every copy is handed over): the
-# frames out, over the three TX files, are exactly the distinct frames of the input,
-# whichever copy came first. With --filter exact nothing unique can be dropped; with
-# qhtlru 16 MiB and a fixed seed none of the 2048 keys meets another's fingerprint. A
-# copy passes only if bypassed at a full ring, and the run says how many were. The exact
+# Three (and fifteen) workers with software dispatch on as many lcores of one CPU, a
+# net_pcap port with a queue per worker, each reading every third (fifteenth) frame of
+# the mirrored traffic (an original and its copy, 64 frames apart, reach different
+# workers, so every copy is handed over): the frames out, over the TX files, are
+# exactly the distinct frames of the input, whichever copy came first. With --filter
+# exact nothing unique can be dropped; with qhtlru (16 MiB, or 1 MiB a worker for
+# fifteen) and a fixed seed none of the 2048 keys meets another's fingerprint. A copy
+# passes only if bypassed at a full ring, and the run says how many were. The exact
 # filter's run is timed (its delays): a lookup handed over carries the packet's time, so
 # every copy's delay is under a second (the run takes four), and most are 1 us or more
 # (an original and its copy come from queues read by workers that take turns on one
 # CPU: 99% of them in three runs; a time lost on the way reads as 0 or as decades).
-$tool split "$tmp/mirror.pcap" 3 "$tmp/part"
 $tool frames "$tmp/mirror.pcap" | sort -u >"$tmp/want.txt"
-three() { # filter options...
-	local rc=0
-	timeout --preserve-status -s INT 4 "$bin" --no-huge -m 768 --no-pci --no-shconf \
+spread() { # workers filter-options...
+	local n=$1 rc=0 i vdev=net_pcap0
+	shift
+	$tool split "$tmp/mirror.pcap" "$n" "$tmp/part"
+	for ((i = 0; i < n; i++)); do vdev+=",rx_pcap=$tmp/part.$i.pcap"; done
+	for ((i = 0; i < n; i++)); do vdev+=",tx_pcap=$tmp/out.$i.pcap"; done
+	timeout --preserve-status -s INT -k 20 4 "$bin" --no-huge -m 768 --no-pci --no-shconf \
 		--file-prefix "$prefix" --log-level '*:warning' --log-level 'pktdedup:info' \
-		--lcores '0@0,1@0,2@0' \
-		--vdev "net_pcap0,rx_pcap=$tmp/part.0.pcap,rx_pcap=$tmp/part.1.pcap,rx_pcap=$tmp/part.2.pcap,tx_pcap=$tmp/out.0.pcap,tx_pcap=$tmp/out.1.pcap,tx_pcap=$tmp/out.2.pcap" \
+		--lcores "(0-$((n - 1)))@0" --vdev "$vdev" \
 		-- --ports 0 --dispatch software --key packet "$@" --action drop \
 		--stats-json "$tmp/three.json" >/dev/null 2>"$tmp/err" || rc=$?
-	[ "$rc" -eq 0 ] || { echo "FAIL: three workers $*: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
+	[ "$rc" -ne 137 ] ||
+		{ echo "FAIL: $n workers $*: still running 20 s after SIGINT (killed)" >&2; exit 1; }
+	[ "$rc" -eq 0 ] || { echo "FAIL: $n workers $*: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
 	grep -q "dispatch software (rings), every worker receives" "$tmp/err" ||
-		{ echo "FAIL: three workers: not every worker receives: $(cat "$tmp/err")" >&2; exit 1; }
-	for i in 0 1 2; do $tool frames "$tmp/out.$i.pcap"; done | sort >"$tmp/got.txt"
-	python3 - "$tmp/three.json" "$tmp/want.txt" "$tmp/got.txt" "$*" <<'PY'
+		{ echo "FAIL: $n workers: not every worker receives: $(cat "$tmp/err")" >&2; exit 1; }
+	for ((i = 0; i < n; i++)); do $tool frames "$tmp/out.$i.pcap"; done | sort >"$tmp/got.txt"
+	python3 - "$tmp/three.json" "$tmp/want.txt" "$tmp/got.txt" "$n" "$*" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 t, w = d["total"], d["workers_detail"]
 want, got = open(sys.argv[2]).read().split(), open(sys.argv[3]).read().split()
-assert len(w) == 3 and all(x["rx"] > 0 and x["dispatched_in"] > 0 for x in w), w
+assert len(w) == int(sys.argv[4]) and all(x["rx"] > 0 and x["dispatched_in"] > 0 for x in w), w
+assert d["accounted"] and d["mbufs_in_use"] == 0, d
 assert t["rx"] == t["tx"] + t["dropped"] and t["tx_failed"] == 0, t
 assert t["dispatched_in"] == t["dispatched_out"] > 0, t
 assert t["rx"] == 4096 and t["tx"] == len(got), (t, len(got))
 assert set(got) == set(want), "frames out are not the input's distinct frames"
 assert len(got) - len(want) <= t["dispatch_full"], (len(got), len(want), t)
-if "exact" in sys.argv[4]: # timed for its delays: each lookup carries its time
+if "exact" in sys.argv[5]: # timed for its delays: each lookup carries its time
     h = d["delay_histogram"]
     assert d["time"] == "rx-tsc", d["time"]
     assert h["measured"] == t["duplicate"] > 0, h
     assert all(b["count"] == 0 for b in h["buckets"] if b["from_ns"] >= 10**9), h
     assert 2 * sum(b["count"] for b in h["buckets"] if b["from_ns"] >= 1000) >= \
         h["measured"], h
-print("ok: three workers, software dispatch, %s: %d frames of 4096 out, the %d distinct "
-      "ones (%d handed over, %d bypassed at a full ring)" % (sys.argv[4], len(got),
+print("ok: %s workers, software dispatch, %s: %d frames of 4096 out, the %d distinct "
+      "ones (%d handed over, %d bypassed at a full ring)" % (sys.argv[4], sys.argv[5], len(got),
       len(want), t["dispatched_in"], t["dispatch_full"]))
 PY
 }
@@ -173,10 +181,12 @@ ring() { # lookups a ring the last run's start line must give
 	grep -q "software dispatch: $1 lookups a ring" "$tmp/err" ||
 		{ echo "FAIL: not $1 lookups a ring: $(cat "$tmp/err")" >&2; exit 1; }
 }
-three --filter exact
+spread 3 --filter exact
 ring 1024 # the default 2048 lookups for an owner, from its two receivers
-three --filter qhtlru --memory 16M --seed 7 --dispatch-ring 512
+spread 3 --filter qhtlru --memory 16M --seed 7 --dispatch-ring 512
 ring 256
+spread 15 --filter qhtlru --memory 1M --seed 7
+ring 128 # 2048 / 14 receivers, rounded down to a power of two
 
 # Three workers, software dispatch, one RX queue (net_pcap with one input and a TX file
 # per worker): worker 0 receives everything and workers 1 and 2 only decide, publishing
