@@ -31,6 +31,9 @@
 #define PD_APP_DISPATCH_BATCH 64u
 #define PD_APP_DISPATCH_ROUNDS 4
 #define PD_APP_DISPATCH_STALE 64
+/* Software dispatch: bursts of lookups decided, and of verdicts acted on from each
+ * owner, at most, each time a worker turns to them (worker.c, dispatch_poll) */
+#define PD_APP_DISPATCH_DRAIN 4
 _Static_assert(PD_APP_DISPATCH_STALE % PD_APP_DISPATCH_ROUNDS == 0,
 	       "the stale check runs at a flush round (worker.c)");
 /* --dispatch-ring: lookups that may wait for one owner, from all its receivers */

@@ -347,7 +347,7 @@ static unsigned decide_handed(struct pd_worker *w)
 }
 
 /* This worker's packets whose verdicts have come back, acted on in the order handed
- * over. Returns how many. */
+ * over, up to PD_APP_DISPATCH_DRAIN bursts from each owner. Returns how many. */
 static unsigned act_decided(struct pd_worker *w)
 {
 	unsigned total = 0;
@@ -355,29 +355,46 @@ static unsigned act_decided(struct pd_worker *w)
 	for (unsigned k = 0; k < w->nowner; k++) {
 		const unsigned o = w->owner[k];
 		struct pd_pending *p = w->pending[o];
-		struct rte_mbuf *m[PD_APP_BURST];
-		uint8_t v[PD_APP_BURST];
-		const unsigned n = pd_spsc_get(w->back[o], v, PD_APP_BURST, 1);
+		unsigned n = PD_APP_BURST;
 
-		if (n == 0)
-			continue;
-		for (unsigned i = 0; i < n; i++)
-			m[i] = p->m[p->head++ & p->mask];
-		total += n;
-		if (whole_burst(w, m, n, v, 0)) /* m: perhaps of several queues */
-			continue;
-		for (unsigned i = 0; i < n; i++)
-			act_keyed(w, m[i], v[i]);
+		for (unsigned b = 0; b < PD_APP_DISPATCH_DRAIN && n == PD_APP_BURST; b++) {
+			struct rte_mbuf *m[PD_APP_BURST];
+			uint8_t v[PD_APP_BURST];
+
+			n = pd_spsc_get(w->back[o], v, PD_APP_BURST, 1);
+			for (unsigned i = 0; i < n; i++)
+				m[i] = p->m[p->head++ & p->mask];
+			total += n;
+			if (n == 0 || whole_burst(w, m, n, v, 0)) /* m: perhaps of several queues */
+				continue;
+			for (unsigned i = 0; i < n; i++)
+				act_keyed(w, m[i], v[i]);
+		}
 	}
 	return total;
 }
 
-/* What software dispatch does between received bursts: decide the lookups handed to
- * this worker, act on the verdicts come back. Returns 0 when there was nothing. */
+/*
+ * What software dispatch does between received bursts: decide the lookups handed to
+ * this worker and act on the verdicts come back, each up to PD_APP_DISPATCH_DRAIN
+ * bursts while full ones come. It runs once a round; one burst each was what one
+ * queue brings, no more: with a pair of ports (two bursts a round) the other worker's
+ * share equalled it, one key's traffic passed it, and a ring whose backlog grew filled
+ * and passed packets unchecked (with 15 workers the owners' share is 30 of each 32
+ * packets received). 2 workers, net_pcap pair, 65,536 flows, count, 5 alternating
+ * rounds: unchecked 1.1-2.6% of packets before, 0.20-0.36% after (a port alone:
+ * 0.25-0.28%), and 1.065 times the packets with a verdict (median); one key on
+ * net_null: 32.3-33.4 to 42.0-42.4 Mpps with a verdict; one port: 0.999 (count) and
+ * 1.011 (drop), 6 rounds each. Returns 0 when there was nothing.
+ */
 static unsigned dispatch_poll(struct pd_worker *w)
 {
-	const unsigned decided = decide_handed(w);
+	unsigned decided = 0, n = PD_APP_BURST;
 
+	for (unsigned b = 0; b < PD_APP_DISPATCH_DRAIN && n == PD_APP_BURST; b++) {
+		n = decide_handed(w);
+		decided += n;
+	}
 	return decided + act_decided(w);
 }
 
