@@ -6,8 +6,10 @@
 # received) and --action drop (every copy freed one by one). Each revision is built in
 # a git worktree under $TMPDIR; within each round the binaries run alternately, the
 # order reversed every other round, SECS seconds each; the rate of a run is the median
-# of its per-second rates. Prints each round and the median ratio to this tree's rate,
-# per action. Needs no testpmd (bench_app.sh compares with it). A benchmark, not a test.
+# of its per-second rates. Prints each round (packets received, and those that got a
+# verdict: not passed unchecked at a full dispatch ring) and the median ratios to this
+# tree's rates, per action. Needs no testpmd (bench_app.sh compares with it). A
+# benchmark, not a test.
 #   bash scripts/bench_inline.sh [SECS] [REPS] [REV...]   (defaults: 5 5 HEAD)
 # Environment: WORKERS=N (default 1) runs N workers with software dispatch, each
 # receiving its own queue of the frames (lcores 0 to N-1); FLOWS=N (default 65536) sets
@@ -15,9 +17,11 @@
 # copy from 65,536 stored frames misses the caches twice a packet); HUGE=1 runs on
 # 2 MiB hugepages (reserve them first: scripts/setup-inline.sh), as on a NIC; MEM=SIZE
 # (default 64M) sets the filter's --memory (32K: a filter near the core); KEY=packet
-# sets --key (default flow).
+# sets --key (default flow); PORTS=2 runs a pair of such ports (each worker receives a
+# queue of each: two bursts a round).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 secs=${1:-5}
 reps=${2:-5}
 shift $(($# < 2 ? $# : 2))
@@ -26,9 +30,11 @@ workers=${WORKERS:-1}
 flows=${FLOWS:-65536}
 memory=${MEM:-64M}
 key=${KEY:-flow}
+nports=${PORTS:-1}
 [[ $workers =~ ^[1-9][0-9]*$ && $flows =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "bench_inline: WORKERS and FLOWS are positive numbers" >&2; exit 2; }
-mem=(--no-huge -m $((1024 * workers)))
+[[ $nports =~ ^[12]$ ]] || { echo "bench_inline: PORTS is 1 or 2" >&2; exit 2; }
+mem=(--no-huge -m $((1024 * workers * nports)))
 [ "${HUGE:-0}" = 1 ] && mem=(--in-memory) # pages as needed, none left behind
 lcores=1 opts=()
 [ "$workers" -eq 1 ] || { lcores=0-$((workers - 1)); opts=(--dispatch software); }
@@ -36,8 +42,13 @@ bash scripts/build.sh >/dev/null
 tmp=$(mktemp -d)
 trap 'for r in "${revs[@]}"; do git worktree remove --force "$tmp/wt-$r" 2>/dev/null || true; done; rm -rf "$tmp" "/var/run/dpdk/bi$$"' EXIT
 /usr/bin/python3 scripts/gen_udp_pcap.py "$tmp/udp64.pcap" "$flows" >/dev/null
-vdev=net_pcap0,infinite_rx=1
-for _ in $(seq "$workers"); do vdev+=",rx_pcap=$tmp/udp64.pcap"; done
+vdevs=() ports=0
+for p in $(seq 0 $((nports - 1))); do
+	v=net_pcap$p,infinite_rx=1
+	for _ in $(seq "$workers"); do v+=",rx_pcap=$tmp/udp64.pcap"; done
+	vdevs+=(--vdev "$v")
+done
+[ "$nports" -eq 1 ] || ports=0,1
 bins=() names=()
 for r in "${revs[@]}"; do
 	echo "bench_inline: building $r" >&2
@@ -48,38 +59,44 @@ for r in "${revs[@]}"; do
 done
 bins+=(build/app/pktdedup/pktdedup)
 names+=(this)
-rate() { # binary action -> Mpps
-	{ timeout -s INT $((secs + 2)) "$1" "${mem[@]}" --no-pci \
+rate() { # binary action -> "rx-Mpps verdict-Mpps" (the medians of the per-second rates)
+	local out
+	out=$({ timeout -s INT $((secs + 2)) "$1" "${mem[@]}" --no-pci \
 		--no-telemetry --log-level '*:error' --file-prefix "bi$$" -l "$lcores" \
-		--vdev "$vdev" -- --ports 0 "${opts[@]}" --action "$2" \
-		--mbufs $((100000 * workers)) --stats-interval 1 --filter qhtlru --memory "$memory" \
-		--key "$key" 2>&1 >/dev/null || true; } |
-		awk '/s rx / { t = $2 + 0; r = $4; if (t >= 2 && pt >= 1) print (r - pr) / (t - pt) / 1e6; pt = t; pr = r }' |
-		sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+		"${vdevs[@]}" -- --ports "$ports" "${opts[@]}" --action "$2" \
+		--mbufs $((100000 * workers * nports)) --stats-interval 1 --filter qhtlru \
+		--memory "$memory" --key "$key" 2>&1 >/dev/null || true; } |
+		awk '/s rx / { t = $2 + 0; for (i = 3; i < NF; i++) v[$i] = $(i + 1)
+			r = v["rx"]; b = v["bypassed"]
+			if (t >= 2 && pt >= 1) print (r - pr) / (t - pt) / 1e6, (r - b - pr + pb) / (t - pt) / 1e6
+			pt = t; pr = r; pb = b }')
+	[ -n "$out" ] || return 0
+	echo "$(cut -d' ' -f1 <<<"$out" | median) $(cut -d' ' -f2 <<<"$out" | median)"
 }
-median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 last=$((${#bins[@]} - 1))
 for action in count drop; do
-	declare -A ratios=()
+	declare -A ratios=() vratios=()
 	for round in $(seq "$reps"); do
 		order=$(seq 0 "$last")
 		[ $((round % 2)) -eq 0 ] && order=$(seq "$last" -1 0)
-		declare -A mpps=()
+		declare -A mpps=() vmpps=()
 		for i in $order; do
-			mpps[$i]=$(rate "${bins[$i]}" "$action")
+			read -r mpps[$i] vmpps[$i] <<<"$(rate "${bins[$i]}" "$action")"
 			[ -n "${mpps[$i]}" ] || { echo "bench_inline: ${names[$i]} gave no rate" >&2; exit 1; }
 		done
 		line="$action round $round:"
 		for i in $(seq 0 "$last"); do
-			line+=" ${names[$i]} ${mpps[$i]} Mpps"
-			[ "$i" -lt "$last" ] &&
-				ratios[$i]+=" $(awk -v a="${mpps[$last]}" -v b="${mpps[$i]}" 'BEGIN { printf "%.3f", a / b }')"
+			line+=" ${names[$i]} ${mpps[$i]} Mpps (with a verdict ${vmpps[$i]})"
+			[ "$i" -lt "$last" ] || continue
+			ratios[$i]+=" $(awk -v a="${mpps[$last]}" -v b="${mpps[$i]}" 'BEGIN { printf "%.3f", a / b }')"
+			vratios[$i]+=" $(awk -v a="${vmpps[$last]}" -v b="${vmpps[$i]}" 'BEGIN { printf "%.3f", a / b }')"
 		done
 		echo "$line"
 	done
 	for i in $(seq 0 $((last - 1))); do
 		echo "$action: this / ${names[$i]}: median $(printf '%s\n' ${ratios[$i]} | median)" \
-			"(rounds:${ratios[$i]})"
+			"(rounds:${ratios[$i]}); with a verdict: median" \
+			"$(printf '%s\n' ${vratios[$i]} | median) (rounds:${vratios[$i]})"
 	done
-	unset ratios
+	unset ratios vratios
 done
