@@ -22,7 +22,8 @@
 #    1 and 2 only decide; exactly one of each distinct frame out;
 #  - two workers with software dispatch stop while one shares its CPU with a busy
 #    loop: both leave, every packet accounted for;
-#  - a pair of ports with software dispatch: each port's frames leave by the other.
+#  - a pair of ports with software dispatch, one RX queue each (worker 0 receives both)
+#    and two (every worker receives both): each port's frames leave by the other.
 # In each run pktdedup's counters add up (rx = tx + dropped), and tx is what reached
 # the file. The periodic line printed at the stop, after the ports closed, gives their
 # loss as read before (the JSON's) without querying a closed port.
@@ -261,27 +262,40 @@ else
 	echo "skip: the stop with a busy CPU needs two CPUs"
 fi
 
-# A pair of ports with software dispatch and one RX queue each: worker 0 receives both,
+# A pair of ports with software dispatch, and one RX queue each: worker 0 receives both,
 # so the packets whose verdicts come back from worker 1 are of both ports, and each must
-# leave by its own port's peer (a burst sent whole only when all are of one port). With
-# --action count every frame of port 0 leaves on port 1 and every frame of port 1 on
-# port 0.
-$tool split "$tmp/mirror.pcap" 2 "$tmp/pair"
-rc=0
-timeout --preserve-status -s INT 4 "$bin" --no-huge -m 768 --no-pci --no-shconf \
-	--file-prefix "$prefix" --log-level '*:warning' --lcores '0@0,1@0' \
-	--vdev "net_pcap0,rx_pcap=$tmp/pair.0.pcap,tx_pcap=$tmp/p0.0.pcap,tx_pcap=$tmp/p0.1.pcap" \
-	--vdev "net_pcap1,rx_pcap=$tmp/pair.1.pcap,tx_pcap=$tmp/p1.0.pcap,tx_pcap=$tmp/p1.1.pcap" \
-	-- --ports 0,1 --dispatch software --key packet --filter exact --action count \
-	--stats-json "$tmp/pair.json" >/dev/null 2>"$tmp/err" || rc=$?
-[ "$rc" -eq 0 ] || { echo "FAIL: a pair of ports: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
-for p in 0 1; do
-	q=$((1 - p))
-	$tool frames "$tmp/pair.$p.pcap" | sort >"$tmp/want.txt"
-	for i in 0 1; do $tool frames "$tmp/p$q.$i.pcap"; done | sort >"$tmp/got.txt"
-	diff -q "$tmp/want.txt" "$tmp/got.txt" >/dev/null ||
-		{ echo "FAIL: a pair of ports: port $q did not send exactly port $p's frames" >&2; exit 1; }
-done
-[ "$(json "$tmp/pair.json" dispatched_in)" -gt 0 ] ||
-	{ echo "FAIL: a pair of ports: nothing was dispatched: $(cat "$tmp/pair.json")" >&2; exit 1; }
-echo "ok: a pair of ports, software dispatch: each port's frames left by the other"
+# leave by its own port's peer (a burst sent whole only when all are of one port). Then
+# two RX queues each: every worker receives a queue of each port, two bursts a round,
+# and takes more than a burst of lookups and of verdicts at a time. With --action count
+# every frame of port 0 leaves on port 1 and every frame of port 1 on port 0.
+pair() { # RX queues a port
+	local nq=$1 rc=0 p q i v=() who="every worker receives"
+	$tool split "$tmp/mirror.pcap" $((2 * nq)) "$tmp/pair"
+	for p in 0 1; do
+		v+=(--vdev "net_pcap$p")
+		for ((i = 0; i < nq; i++)); do v[-1]+=",rx_pcap=$tmp/pair.$((p * nq + i)).pcap"; done
+		v[-1]+=",tx_pcap=$tmp/p$p.0.pcap,tx_pcap=$tmp/p$p.1.pcap"
+	done
+	timeout --preserve-status -s INT -k 20 4 "$bin" --no-huge -m 768 --no-pci --no-shconf \
+		--file-prefix "$prefix" --log-level '*:warning' --log-level 'pktdedup:info' \
+		--lcores '0@0,1@0' "${v[@]}" -- --ports 0,1 --dispatch software --key packet \
+		--filter exact --action count --stats-json "$tmp/pair.json" >/dev/null \
+		2>"$tmp/err" || rc=$?
+	[ "$rc" -eq 0 ] || { echo "FAIL: a pair of ports, $nq queues: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
+	[ "$nq" -gt 1 ] || who="worker 0 receives"
+	grep -q "dispatch software (rings), $who" "$tmp/err" ||
+		{ echo "FAIL: a pair of ports, $nq queues: not '$who': $(cat "$tmp/err")" >&2; exit 1; }
+	for p in 0 1; do
+		q=$((1 - p))
+		for ((i = 0; i < nq; i++)); do $tool frames "$tmp/pair.$((p * nq + i)).pcap"; done |
+			sort >"$tmp/want.txt"
+		for i in 0 1; do $tool frames "$tmp/p$q.$i.pcap"; done | sort >"$tmp/got.txt"
+		diff -q "$tmp/want.txt" "$tmp/got.txt" >/dev/null ||
+			{ echo "FAIL: a pair of ports, $nq queues: port $q did not send exactly port $p's frames" >&2; exit 1; }
+	done
+	[ "$(json "$tmp/pair.json" dispatched_in)" -gt 0 ] ||
+		{ echo "FAIL: a pair of ports, $nq queues: nothing was dispatched: $(cat "$tmp/pair.json")" >&2; exit 1; }
+	echo "ok: a pair of ports, $nq RX queue(s) each, software dispatch: each port's frames left by the other"
+}
+pair 1
+pair 2
