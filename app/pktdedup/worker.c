@@ -377,15 +377,16 @@ static unsigned act_decided(struct pd_worker *w)
 /*
  * What software dispatch does between received bursts: decide the lookups handed to
  * this worker and act on the verdicts come back, each up to PD_APP_DISPATCH_DRAIN
- * bursts while full ones come. It runs once a round; one burst each was what one
- * queue brings, no more: with a pair of ports (two bursts a round) the other worker's
- * share equalled it, one key's traffic passed it, and a ring whose backlog grew filled
- * and passed packets unchecked (with 15 workers the owners' share is 30 of each 32
- * packets received). 2 workers, net_pcap pair, 65,536 flows, count, 5 alternating
- * rounds: unchecked 1.1-2.6% of packets before, 0.20-0.36% after (a port alone:
- * 0.25-0.28%), and 1.065 times the packets with a verdict (median); one key on
- * net_null: 32.3-33.4 to 42.0-42.4 Mpps with a verdict; one port: 0.999 (count) and
- * 1.011 (drop), 6 rounds each. Returns 0 when there was nothing.
+ * bursts while full ones come. It runs once a round (and again when a ring is full).
+ * One burst each, what one queue brings, was all it took: with a pair of ports (two
+ * bursts a round) the other worker's share equalled it, one key's traffic passed it,
+ * and a ring whose backlog grew filled and passed packets unchecked (with 15 workers
+ * the owners' share is 30 of each 32 packets received). 2 workers, net_pcap pair,
+ * 65,536 flows, count, 5 alternating rounds: unchecked 1.1-2.6% of packets before,
+ * 0.20-0.36% after (a port alone: 0.25-0.28%), and 1.065 times the packets with a
+ * verdict (median); one key on net_null: 32.3-33.4 to 42.0-42.4 Mpps with a verdict;
+ * one port: 0.999 (count) and 1.011 (drop), 6 rounds each. Returns 0 when there was
+ * nothing.
  */
 static unsigned dispatch_poll(struct pd_worker *w)
 {
