@@ -31,6 +31,19 @@
 #     one port of N queues while the independent processes each have a port.
 # FLOWS=N (environment, default 65536) sets the number of different frames: with 1024
 # net_pcap's stored frames stay in the caches (65,536 cost its copy two misses a packet).
+# BIN_DIR=DIR (environment) runs prebuilt binaries instead of building: DIR/pktdedup,
+# DIR/dpdk-testpmd and DIR/pingpong if there (else cc builds it; without cc the round
+# trip is left out); on a machine without Debian's DPDK, DIR/../lib holds its
+# libraries and the PMDs, loaded with -d (the layout of a release build carried, with
+# what it links, to a machine without the packages; not under a world-writable folder
+# such as /tmp, from which DPDK loads no PMD), made where the packages are with, for
+# DIR B/bin:
+#   mkdir -p B/bin B/lib
+#   cp build/app/pktdedup/pktdedup "$(readlink -f "$(command -v dpdk-testpmd)")" B/bin/
+#   for d in bus_vdev net_null net_pcap mempool_ring; do
+#     cp -L /usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0/librte_$d.so.23 B/lib/; done
+#   ldd B/bin/* B/lib/* | awk '/=> \// { print $3 }' | sort -u |
+#     grep -v -e /libc.so -e /libm.so -e /libpthread -e /libdl.so | xargs -I{} cp -Ln {} B/lib/
 # Every run: qhtlru 64 MiB per worker, --action count, --no-huge. Lcores: with fewer
 # workers than CPUs, CPU 0 (where the main lcores of testpmd sleep) is left out; with as
 # many, it is shared. Prints the machine (lscpu), the core-to-core round trip before and
@@ -39,9 +52,32 @@
 # dispatch).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh
-command -v dpdk-testpmd >/dev/null ||
-	{ echo "bench_workers.sh: needs dpdk-testpmd: apt-get install dpdk-dev" >&2; exit 1; }
+eal=(--no-huge --no-pci --no-telemetry --log-level '*:error')
+if [ -n "${BIN_DIR:-}" ]; then # a build carried to a machine without the packages
+	BIN_DIR=$(cd "$BIN_DIR" && pwd)
+	pd_bin=$BIN_DIR/pktdedup testpmd_bin=$BIN_DIR/dpdk-testpmd
+	for f in "$pd_bin" "$testpmd_bin"; do
+		[ -x "$f" ] || { echo "bench_workers.sh: BIN_DIR has no $(basename "$f")" >&2; exit 1; }
+	done
+	lib=$(dirname "$BIN_DIR")/lib
+	if [ ! -d /usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0 ] && [ -d "$lib" ]; then
+		for d in "$lib" $(p=$lib; while [ "$p" != / ]; do p=$(dirname "$p"); echo "$p"; done); do
+			[ $((0$(stat -c %a "$d") & 2)) = 0 ] || { # EAL refuses such plugins
+				echo "bench_workers.sh: $d is world-writable: DPDK loads no PMD from" \
+					"under it; put the binaries elsewhere" >&2
+				exit 1
+			}
+		done
+		export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+		for d in bus_vdev net_null net_pcap mempool_ring; do
+			eal+=(-d "$lib/librte_$d.so.23") # the PMDs no binary links
+		done
+	fi
+else
+	bash scripts/build.sh
+	pd_bin=build/app/pktdedup/pktdedup testpmd_bin=$(command -v dpdk-testpmd) ||
+		{ echo "bench_workers.sh: needs dpdk-testpmd: apt-get install dpdk-dev" >&2; exit 1; }
+fi
 secs=${1:-5}
 reps=${2:-3}
 shift $(($# < 2 ? $# : 2))
@@ -60,13 +96,12 @@ trap 'rm -rf "$tmp" /var/run/dpdk/bw$$*' EXIT
 flows=${FLOWS:-65536}
 [[ $flows =~ ^[1-9][0-9]*$ ]] || { echo "bench_workers.sh: FLOWS is a positive number" >&2; exit 2; }
 python3 scripts/gen_udp_pcap.py "$tmp/udp64.pcap" "$flows" >/dev/null
-eal=(--no-huge --no-pci --no-telemetry --log-level '*:error')
 med() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 first() { [ "$1" -lt "$ncpu" ] && echo 1 || echo 0; } # the first CPU for N workers
 pdrun() { # lcores file-prefix workers vdev options... -> per-second "rx-Mpps checked-Mpps"
 	local l=$1 prefix=$2 n=$3 vdev=$4
 	shift 4
-	{ timeout -s INT $((secs + 2)) build/app/pktdedup/pktdedup "${eal[@]}" --file-prefix "$prefix" \
+	{ timeout -s INT $((secs + 2)) "$pd_bin" "${eal[@]}" --file-prefix "$prefix" \
 		-l "$l" -m $((1536 * n)) --vdev "$vdev" -- --ports 0 --action count \
 		--filter qhtlru --memory 64M --stats-interval 1 "$@" 2>&1 >/dev/null || true; } |
 		awk '/s rx / { t = $2 + 0; for (i = 3; i < NF; i++) v[$i] = $(i + 1)
@@ -119,7 +154,7 @@ testpmd() { # forwarding cores queues|ports [pcap] -> Mpps (its main lcore, most
 			fi
 		done
 	fi
-	out=$({ timeout -s INT $((secs + 4)) dpdk-testpmd "${eal[@]}" --file-prefix "bw$$" \
+	out=$({ timeout -s INT $((secs + 4)) "$testpmd_bin" "${eal[@]}" --file-prefix "bw$$" \
 		-m $((1024 * n)) --lcores "$lc" \
 		"${vdevs[@]}" -- --forward-mode=io --port-topology=loop --stats-period 1 \
 		--nb-cores="$n" --rxq="$q" --txq="$q" --total-num-mbufs=$((100000 * n)) -a \
@@ -135,9 +170,15 @@ pcaps() { # net_pcap with n queues of the frames
 	echo "$v"
 }
 lscpu | grep -E '^Model name|^CPU\(s\)|^L2|^L3' | sed 's/  */ /g'
-cc -O2 -std=gnu11 -pthread -o "$tmp/pingpong" scripts/pingpong.c
+if [ -x "${BIN_DIR:-/nonexistent}/pingpong" ]; then
+	cp "$BIN_DIR/pingpong" "$tmp/pingpong"
+elif command -v cc >/dev/null; then
+	cc -O2 -std=gnu11 -pthread -o "$tmp/pingpong" scripts/pingpong.c
+else
+	echo "bench_workers.sh: no cc and no BIN_DIR/pingpong: the round trip is not measured" >&2
+fi
 roundtrip() { # the round trip between the first two CPUs the workers use, or nothing
-	[ "$ncpu" -ge 2 ] || return 0
+	[ "$ncpu" -ge 2 ] && [ -x "$tmp/pingpong" ] || return 0
 	echo "core-to-core round trip, CPUs $(first 2) and $(($(first 2) + 1)), $1:" \
 		"$("$tmp/pingpong" "$(first 2)" $(($(first 2) + 1))) ns"
 }
