@@ -61,12 +61,15 @@ if [ -n "${BIN_DIR:-}" ]; then # a build carried to a machine without the packag
 	done
 	lib=$(dirname "$BIN_DIR")/lib
 	if [ ! -d /usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0 ] && [ -d "$lib" ]; then
-		for d in "$lib" $(p=$lib; while [ "$p" != / ]; do p=$(dirname "$p"); echo "$p"; done); do
+		d=$lib
+		while :; do # lib and every folder above it
 			[ $((0$(stat -c %a "$d") & 2)) = 0 ] || { # EAL refuses such plugins
 				echo "bench_workers.sh: $d is world-writable: DPDK loads no PMD from" \
 					"under it; put the binaries elsewhere" >&2
 				exit 1
 			}
+			[ "$d" != / ] || break
+			d=$(dirname "$d")
 		done
 		export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 		for d in bus_vdev net_null net_pcap mempool_ring; do
