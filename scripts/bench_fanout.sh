@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Software dispatch's rings alone as the workers grow (tests/bench/bench_fanout.c): for
+# each worker count W, rounds of SECS-second runs of bench_fanout, and medians of:
+#   ns a packet the rings cost beyond the rest of a round (plain: worker.c's polling and
+#     publication), from an A/A run, and the same with both workers' rounds in turn on
+#     one CPU (-t 1: nothing crosses between cores; instructions and cache footprint);
+#   ahead / plain and rounds=16 / plain: the two alternated within one run in slices of
+#     0.1 s (a poll that asks for every ring's new lines before taking any; publication
+#     every 16 busy rounds instead of 4);
+#   merged / separate: one ring each way between a pair, carrying lookups and verdicts
+#     (bench_fanout -M), against a ring of lookups and one of verdicts each way; separate
+#     runs, alternated, the order reversed every round.
+# By default each worker count runs on 2 threads, each a worker whose W - 1 peers are all
+# the other thread (every ring carries what it carries with W workers, its lines cross
+# between two cores); REAL=1 runs W threads, one a CPU (needs W CPUs; from CPU 1 when
+# there are more). Prints the core-to-core round trip before and after (scripts/
+# pingpong.c: on the development VM it switches between about 110 and 550 ns, and the
+# rings' cost with it). BIN_DIR=DIR runs DIR/bench_fanout (and DIR/pingpong if there)
+# instead of building: it needs only libc, so it runs on a machine without the
+# project's packages (a release build's build/tests/bench_fanout, carried there).
+# A benchmark, not a test (docs/speed.md, "Sixteen cores").
+#   bash scripts/bench_fanout.sh [SECS] [REPS] [WORKERS...]   (default: 6 3 2 4 8 15)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-6}
+reps=${2:-3}
+shift $(($# >= 2 ? 2 : $#))
+counts=("$@")
+[ ${#counts[@]} -eq 0 ] && counts=(2 4 8 15)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if [ -n "${BIN_DIR:-}" ]; then
+	bin=$BIN_DIR/bench_fanout
+	[ -x "$bin" ] || { echo "bench_fanout.sh: no $bin" >&2; exit 1; }
+	[ -x "$BIN_DIR/pingpong" ] && cp "$BIN_DIR/pingpong" "$tmp/pingpong"
+else
+	bash scripts/build.sh >/dev/null
+	bin=build/tests/bench_fanout
+fi
+if [ ! -x "$tmp/pingpong" ] && command -v cc >/dev/null; then
+	cc -O2 -std=gnu11 -pthread -o "$tmp/pingpong" scripts/pingpong.c
+fi
+ncpu=$(nproc)
+roundtrip() {
+	[ -x "$tmp/pingpong" ] && [ "$ncpu" -ge 2 ] || return 0
+	echo "core-to-core round trip, CPUs 0 and 1, $1: $(timeout 60 "$tmp/pingpong" 0 1) ns"
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+field() { # the value after "$1 " in bench_fanout's line, or B/A's
+	sed -n "s/.*(medians): .*$1 \\([0-9.]*\\).*/\\1/p"
+}
+for w in "${counts[@]}"; do
+	threads=2 cpu0=0
+	if [ "${REAL:-0}" = 1 ]; then
+		threads=$w
+		[ "$ncpu" -gt "$w" ] && cpu0=1
+		[ $((cpu0 + w)) -le "$ncpu" ] ||
+			{ echo "bench_fanout.sh: $w workers need $w CPUs, this shell has $ncpu" >&2; exit 1; }
+	fi
+	[ "$threads" -le "$ncpu" ] || { echo "bench_fanout.sh: needs 2 CPUs" >&2; exit 1; }
+done
+lscpu | grep -E '^(CPU\(s\)|Model name|L2 cache|L3 cache):' || true
+roundtrip before
+echo "| workers | threads | ns a packet, plain | on one CPU | ahead / plain | rounds=16 / plain | merged / separate |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
+for w in "${counts[@]}"; do
+	threads=2 cpu0=0
+	if [ "${REAL:-0}" = 1 ]; then
+		threads=$w
+		[ "$ncpu" -gt "$w" ] && cpu0=1
+	fi
+	run() { "$bin" -w "$w" -t "$threads" -c "$cpu0" -s "$secs" "$@"; }
+	: >"$tmp/plain" >"$tmp/solo" >"$tmp/ahead" >"$tmp/r16" >"$tmp/merged"
+	for ((r = 1; r <= reps; r++)); do
+		run plain plain >>"$tmp/log"
+		tail -n 1 "$tmp/log" | sed -n 's/.*(medians): plain \([0-9.]*\),.*/\1/p' >>"$tmp/plain"
+		"$bin" -w "$w" -t 1 -c "$cpu0" -s "$secs" >>"$tmp/log"
+		tail -n 1 "$tmp/log" | sed -n 's/.*(medians): plain \([0-9.]*\),.*/\1/p' >>"$tmp/solo"
+		run plain ahead | tee -a "$tmp/log" | field "B\\/A" >>"$tmp/ahead"
+		run plain rounds=16 | tee -a "$tmp/log" | field "B\\/A" >>"$tmp/r16"
+		if ((r % 2)); then
+			s=$(run | field plain) m=$(run -M | field plain)
+		else
+			m=$(run -M | field plain) s=$(run | field plain)
+		fi
+		echo "round $r, $w workers: separate $s, merged $m ns a packet" >>"$tmp/log"
+		awk -v m="$m" -v s="$s" 'BEGIN { printf "%.3f\n", m / s }' >>"$tmp/merged"
+	done
+	printf '| %s | %s | %.1f | %.1f | %.3f | %.3f | %.3f |\n' "$w" "$threads" \
+		"$(median <"$tmp/plain")" "$(median <"$tmp/solo")" "$(median <"$tmp/ahead")" \
+		"$(median <"$tmp/r16")" \
+		"$(median <"$tmp/merged")"
+done
+roundtrip after
+echo
+echo "runs:"
+cat "$tmp/log"
