@@ -17,13 +17,13 @@
  * of --dispatch-ring's default split among the receivers, whole lines published every
  * 4 busy rounds, stale rings every 64, up to 4 bursts a poll.
  *
- * Two ways to run W workers:
+ * Three ways to run W workers:
  *  - on W threads, one a CPU (-t W): the rings' lines cross between W cores, as with W
  *    workers; on a 16-core machine, -w 15 -t 15 measures 15 workers' rings without
  *    DPDK or a packet source;
  *  - on 2 threads (-t 2, the default): each thread is a worker whose W - 1 peers are all
  *    played by the other thread. Each ring then carries what it carries with W workers
- *    (with 15, about 2 lookups a round) and its lines cross as often a packet, but
+ *    (with 15, about 2 lookups a round) and its lines cross as often per packet, but
  *    between two cores only: how the cost grows with W on a 2-core machine;
  *  - on 1 thread (-t 1): the two workers of -t 2 take turns on one CPU, so nothing
  *    crosses between cores: what the rings cost in instructions and cache footprint.
