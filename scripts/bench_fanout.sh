@@ -28,7 +28,10 @@ shift $(($# >= 2 ? 2 : $#))
 counts=("$@")
 [ ${#counts[@]} -eq 0 ] && counts=(2 4 8 15)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+: >"$tmp/log"
+# a run that fails (a verdict that did not match its packet: exit status 1) stops the
+# sweep; its line says why
+trap 'rc=$?; [ $rc -eq 0 ] || tail -n 2 "$tmp/log" >&2; rm -rf "$tmp"' EXIT
 if [ -n "${BIN_DIR:-}" ]; then
 	bin=$BIN_DIR/bench_fanout
 	[ -x "$bin" ] || { echo "bench_fanout.sh: no $bin" >&2; exit 1; }
@@ -79,9 +82,11 @@ for w in "${counts[@]}"; do
 		run plain ahead | tee -a "$tmp/log" | field "B\\/A" >>"$tmp/ahead"
 		run plain rounds=16 | tee -a "$tmp/log" | field "B\\/A" >>"$tmp/r16"
 		if ((r % 2)); then
-			s=$(run | field plain) m=$(run -M | field plain)
+			s=$(run | tee -a "$tmp/log" | field plain)
+			m=$(run -M | tee -a "$tmp/log" | field plain)
 		else
-			m=$(run -M | field plain) s=$(run | field plain)
+			m=$(run -M | tee -a "$tmp/log" | field plain)
+			s=$(run | tee -a "$tmp/log" | field plain)
 		fi
 		echo "round $r, $w workers: separate $s, merged $m ns a packet" >>"$tmp/log"
 		awk -v m="$m" -v s="$s" 'BEGIN { printf "%.3f\n", m / s }' >>"$tmp/merged"
