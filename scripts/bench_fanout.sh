@@ -52,26 +52,25 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : 
 field() { # the value after "$1 " in bench_fanout's line, or B/A's
 	sed -n "s/.*(medians): .*$1 \\([0-9.]*\\).*/\\1/p"
 }
-for w in "${counts[@]}"; do
+layout() { # threads and first CPU for $1 workers, or a message and exit
 	threads=2 cpu0=0
 	if [ "${REAL:-0}" = 1 ]; then
-		threads=$w
-		[ "$ncpu" -gt "$w" ] && cpu0=1
-		[ $((cpu0 + w)) -le "$ncpu" ] ||
-			{ echo "bench_fanout.sh: $w workers need $w CPUs, this shell has $ncpu" >&2; exit 1; }
+		threads=$1
+		[ "$ncpu" -gt "$1" ] && cpu0=1
+		[ $((cpu0 + $1)) -le "$ncpu" ] ||
+			{ echo "bench_fanout.sh: $1 workers need $1 CPUs, this shell has $ncpu" >&2; exit 1; }
 	fi
 	[ "$threads" -le "$ncpu" ] || { echo "bench_fanout.sh: needs 2 CPUs" >&2; exit 1; }
+}
+for w in "${counts[@]}"; do # every count checked before the first run
+	layout "$w"
 done
 lscpu | grep -E '^(CPU\(s\)|Model name|L2 cache|L3 cache):' || true
 roundtrip before
 echo "| workers | threads | ns a packet, plain | on one CPU | ahead / plain | rounds=16 / plain | merged / separate |"
 echo "|---:|---:|---:|---:|---:|---:|---:|"
 for w in "${counts[@]}"; do
-	threads=2 cpu0=0
-	if [ "${REAL:-0}" = 1 ]; then
-		threads=$w
-		[ "$ncpu" -gt "$w" ] && cpu0=1
-	fi
+	layout "$w"
 	run() { "$bin" -w "$w" -t "$threads" -c "$cpu0" -s "$secs" "$@"; }
 	: >"$tmp/plain" >"$tmp/solo" >"$tmp/ahead" >"$tmp/r16" >"$tmp/merged"
 	for ((r = 1; r <= reps; r++)); do
