@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # How pktdedup scales with its workers, by dispatch, beside dpdk-testpmd io on as many
 # forwarding cores: rounds of SECS-second runs, every configuration once per round in
-# turn, medians of the per-second rates (docs/speed.md, "Workers").
+# turn, medians of the per-second rates (docs/speed.md, "Workers"). A run's seconds
+# count from its first per-second line: its start, which with --no-huge and 15 workers'
+# memory takes from seconds to half a minute, is left out.
 #   bash scripts/bench_workers.sh [SECS] [REPS] [WORKERS...]   (default: 5 3 1 2)
 # WORKERS: the worker counts, each at most the CPUs this shell may use (taskset); e.g.
 # 1 2 4 8 15 on a 16-core machine. For each count N:
@@ -99,18 +101,42 @@ trap 'rm -rf "$tmp" /var/run/dpdk/bw$$*' EXIT
 flows=${FLOWS:-65536}
 [[ $flows =~ ^[1-9][0-9]*$ ]] || { echo "bench_workers.sh: FLOWS is a positive number" >&2; exit 2; }
 python3 scripts/gen_udp_pcap.py "$tmp/udp64.pcap" "$flows" >/dev/null
+# Runs a command, its output into FILE, for SECS seconds of its per-second lines: the
+# time counts from its first line that matches PATTERN, so that its start (tens of
+# seconds with --no-huge, 15 workers and their memory) is left out; then SIGINT, and
+# SIGKILL if it has not stopped 10 s later.
+timed() { # file pattern command...
+	local f=$1 pat=$2 pid i
+	shift 2
+	: >"$f" # there before the command's shell opens it
+	"$@" >"$f" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 1200; i++)); do # up to 2 minutes to start
+		grep -q -- "$pat" "$f" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null && sleep $((secs + 1))
+	kill -INT "$pid" 2>/dev/null || true
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
 med() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 first() { [ "$1" -lt "$ncpu" ] && echo 1 || echo 0; } # the first CPU for N workers
 pdrun() { # lcores file-prefix workers vdev options... -> per-second "rx-Mpps checked-Mpps"
-	local l=$1 prefix=$2 n=$3 vdev=$4
+	local l=$1 prefix=$2 n=$3 vdev=$4 log=$tmp/out.$BASHPID
 	shift 4
-	{ timeout -s INT $((secs + 2)) "$pd_bin" "${eal[@]}" --file-prefix "$prefix" \
+	timed "$log" 's rx ' "$pd_bin" "${eal[@]}" --file-prefix "$prefix" \
 		-l "$l" -m $((1536 * n)) --vdev "$vdev" -- --ports 0 --action count \
-		--filter qhtlru --memory 64M --stats-interval 1 "$@" 2>&1 >/dev/null || true; } |
-		awk '/s rx / { t = $2 + 0; for (i = 3; i < NF; i++) v[$i] = $(i + 1)
+		--filter qhtlru --memory 64M --stats-interval 1 "$@"
+	awk '/s rx / { t = $2 + 0; for (i = 3; i < NF; i++) v[$i] = $(i + 1)
 			r = v["rx"]; b = v["bypassed"]
 			if (t >= 2 && pt >= 1) print (r - pr) / (t - pt) / 1e6, (r - b - pr + pb) / (t - pt) / 1e6
-			pt = t; pr = r; pb = b }'
+			pt = t; pr = r; pb = b }' "$log"
 }
 pktdedup() { # workers vdev options... -> "rx-Mpps checked-Mpps"
 	local n=$1 vdev=$2 f out
@@ -143,7 +169,7 @@ independent() { # workers null|pcap -> Mpps: N one-worker processes at once, one
 testpmd() { # forwarding cores queues|ports [pcap] -> Mpps (its main lcore, mostly
 	# asleep, on CPU 0): one net_null port with a queue per core, or a port of one queue
 	# per core; with pcap, net_pcap ports of the frames instead
-	local n=$1 f lc="0@0" out q=$1 np=1 vdevs=(--vdev net_null0)
+	local n=$1 f lc="0@0" out q=$1 np=1 vdevs=(--vdev net_null0) log=$tmp/out.$BASHPID
 	f=$(first "$n")
 	for i in $(seq 1 "$n"); do lc+=",$i@$((f + i - 1))"; done
 	[ "${3:-}" = pcap ] && vdevs=(--vdev "$(pcaps "$n")")
@@ -157,13 +183,12 @@ testpmd() { # forwarding cores queues|ports [pcap] -> Mpps (its main lcore, most
 			fi
 		done
 	fi
-	out=$({ timeout -s INT $((secs + 4)) "$testpmd_bin" "${eal[@]}" --file-prefix "bw$$" \
+	timed "$log" 'Rx-pps:' "$testpmd_bin" "${eal[@]}" --file-prefix "bw$$" \
 		-m $((1024 * n)) --lcores "$lc" \
 		"${vdevs[@]}" -- --forward-mode=io --port-topology=loop --stats-period 1 \
-		--nb-cores="$n" --rxq="$q" --txq="$q" --total-num-mbufs=$((100000 * n)) -a \
-		2>/dev/null || true; } |
-		awk -v np="$np" '/Rx-pps:/ { s += $2; if (++k == np) { if (++n >= 2) print s / 1e6; s = k = 0 } }' |
-		med)
+		--nb-cores="$n" --rxq="$q" --txq="$q" --total-num-mbufs=$((100000 * n)) -a
+	out=$(awk -v np="$np" '/Rx-pps:/ { s += $2; if (++k == np) { if (++n >= 2) print s / 1e6; s = k = 0 } }' \
+		"$log" | med)
 	[ -n "$out" ] || { echo "bench_workers.sh: testpmd on $n cores gave no rate" >&2; exit 1; }
 	echo "$out"
 }
