@@ -137,6 +137,7 @@ pdrun() { # lcores file-prefix workers vdev options... -> per-second "rx-Mpps ch
 			r = v["rx"]; b = v["bypassed"]
 			if (t >= 2 && pt >= 1) print (r - pr) / (t - pt) / 1e6, (r - b - pr + pb) / (t - pt) / 1e6
 			pt = t; pr = r; pb = b }' "$log"
+	grep -q 's rx ' "$log" || tail -n 5 "$log" | sed 's/^/  pktdedup: /' >&2 # why, if it never ran
 }
 pktdedup() { # workers vdev options... -> "rx-Mpps checked-Mpps"
 	local n=$1 vdev=$2 f out
@@ -189,7 +190,11 @@ testpmd() { # forwarding cores queues|ports [pcap] -> Mpps (its main lcore, most
 		--nb-cores="$n" --rxq="$q" --txq="$q" --total-num-mbufs=$((100000 * n)) -a
 	out=$(awk -v np="$np" '/Rx-pps:/ { s += $2; if (++k == np) { if (++n >= 2) print s / 1e6; s = k = 0 } }' \
 		"$log" | med)
-	[ -n "$out" ] || { echo "bench_workers.sh: testpmd on $n cores gave no rate" >&2; exit 1; }
+	[ -n "$out" ] || {
+		echo "bench_workers.sh: testpmd on $n cores gave no rate; its last lines:" >&2
+		tail -n 5 "$log" >&2
+		exit 1
+	}
 	echo "$out"
 }
 pcaps() { # net_pcap with n queues of the frames
