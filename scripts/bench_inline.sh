@@ -18,7 +18,13 @@
 # 2 MiB hugepages (reserve them first: scripts/setup-inline.sh), as on a NIC; MEM=SIZE
 # (default 64M) sets the filter's --memory (32K: a filter near the core); KEY=packet
 # sets --key (default flow); PORTS=2 runs a pair of such ports (each worker receives a
-# queue of each: two bursts a round).
+# queue of each: two bursts a round); ACTIONS="count" (default "count drop") measures
+# only those actions.
+# A REV that is the path of an executable (it has a /) runs that binary as it is, so
+# that builds made elsewhere (a branch, a patch) compare on a machine that cannot build:
+# with BIN_DIR=DIR (scripts/bench_common.sh: a release build carried with DPDK's libraries)
+# "this" is DIR/pktdedup and nothing is built, e.g. on a 16-core machine
+#   BIN_DIR=B/bin WORKERS=15 ACTIONS=count bash scripts/bench_inline.sh 5 4 B/bin/pktdedup-try
 set -euo pipefail
 cd "$(dirname "$0")/.."
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
@@ -38,10 +44,28 @@ mem=(--no-huge -m $((1024 * workers * nports)))
 [ "${HUGE:-0}" = 1 ] && mem=(--in-memory) # pages as needed, none left behind
 lcores=1 opts=()
 [ "$workers" -eq 1 ] || { lcores=0-$((workers - 1)); opts=(--dispatch software); }
-bash scripts/build.sh >/dev/null
+read -r -a actions <<<"${ACTIONS:-count drop}"
+for a in "${actions[@]}"; do
+	[[ $a =~ ^(count|drop|mark)$ ]] ||
+		{ echo "bench_inline: ACTIONS: $a is not count, drop or mark" >&2; exit 2; }
+done
+[ "${#actions[@]}" -gt 0 ] || { echo "bench_inline: ACTIONS is empty" >&2; exit 2; }
+. scripts/bench_common.sh
+bin_dir_eal=()
+if [ -n "${BIN_DIR:-}" ]; then # a build carried to a machine without the packages
+	bin_dir_setup bench_inline
+	this=$BIN_DIR/pktdedup
+else
+	bash scripts/build.sh >/dev/null
+	this=build/app/pktdedup/pktdedup
+fi
+[ -x "$this" ] || { echo "bench_inline: no $this" >&2; exit 1; }
 tmp=$(mktemp -d)
-trap 'for r in "${revs[@]}"; do git worktree remove --force "$tmp/wt-$r" 2>/dev/null || true; done; rm -rf "$tmp" "/var/run/dpdk/bi$$"' EXIT
-/usr/bin/python3 scripts/gen_udp_pcap.py "$tmp/udp64.pcap" "$flows" >/dev/null
+trap 'for r in "${revs[@]}"; do [[ $r == */* ]] ||
+	git worktree remove --force "$tmp/wt-$r" 2>/dev/null || true; done; rm -rf "$tmp" "/var/run/dpdk/bi$$"' EXIT
+py=/usr/bin/python3
+[ -x $py ] || py=python3 # the generator needs the standard library only
+"$py" scripts/gen_udp_pcap.py "$tmp/udp64.pcap" "$flows" >/dev/null
 vdevs=() ports=0
 for p in $(seq 0 $((nports - 1))); do
 	v=net_pcap$p,infinite_rx=1
@@ -51,30 +75,39 @@ done
 [ "$nports" -eq 1 ] || ports=0,1
 bins=() names=()
 for r in "${revs[@]}"; do
+	if [[ $r == */* ]]; then # a binary made elsewhere
+		if [ ! -f "$r" ] || [ ! -x "$r" ]; then
+			echo "bench_inline: $r is not an executable" >&2
+			exit 2
+		fi
+		bins+=("$r")
+		names+=("$r")
+		continue
+	fi
 	echo "bench_inline: building $r" >&2
 	git worktree add -f --detach "$tmp/wt-$r" "$r" >/dev/null 2>&1
 	(cd "$tmp/wt-$r" && meson setup build >/dev/null && ninja -C build app/pktdedup/pktdedup >/dev/null)
 	bins+=("$tmp/wt-$r/build/app/pktdedup/pktdedup")
 	names+=("$r")
 done
-bins+=(build/app/pktdedup/pktdedup)
+bins+=("$this")
 names+=(this)
 rate() { # binary action -> "rx-Mpps verdict-Mpps" (the medians of the per-second rates)
-	local out
-	out=$({ timeout -s INT $((secs + 2)) "$1" "${mem[@]}" --no-pci \
+	local out log=$tmp/run.log
+	timed "$secs" "$log" 's rx ' "$1" "${mem[@]}" "${bin_dir_eal[@]}" --no-pci \
 		--no-telemetry --log-level '*:error' --file-prefix "bi$$" -l "$lcores" \
 		"${vdevs[@]}" -- --ports "$ports" "${opts[@]}" --action "$2" \
 		--mbufs $((100000 * workers * nports)) --stats-interval 1 --filter qhtlru \
-		--memory "$memory" --key "$key" 2>&1 >/dev/null || true; } |
-		awk '/s rx / { t = $2 + 0; for (i = 3; i < NF; i++) v[$i] = $(i + 1)
+		--memory "$memory" --key "$key"
+	out=$(awk '/s rx / { t = $2 + 0; for (i = 3; i < NF; i++) v[$i] = $(i + 1)
 			r = v["rx"]; b = v["bypassed"]
 			if (t >= 2 && pt >= 1) print (r - pr) / (t - pt) / 1e6, (r - b - pr + pb) / (t - pt) / 1e6
-			pt = t; pr = r; pb = b }')
-	[ -n "$out" ] || return 0
+			pt = t; pr = r; pb = b }' "$log")
+	[ -n "$out" ] || { tail -n 5 "$log" | sed 's/^/  pktdedup: /' >&2; return 0; } # why
 	echo "$(cut -d' ' -f1 <<<"$out" | median) $(cut -d' ' -f2 <<<"$out" | median)"
 }
 last=$((${#bins[@]} - 1))
-for action in count drop; do
+for action in "${actions[@]}"; do
 	declare -A ratios=() vratios=()
 	for round in $(seq "$reps"); do
 		order=$(seq 0 "$last")

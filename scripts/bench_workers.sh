@@ -35,17 +35,8 @@
 # net_pcap's stored frames stay in the caches (65,536 cost its copy two misses a packet).
 # BIN_DIR=DIR (environment) runs prebuilt binaries instead of building: DIR/pktdedup,
 # DIR/dpdk-testpmd and DIR/pingpong if there (else cc builds it; without cc the round
-# trip is left out); on a machine without Debian's DPDK, DIR/../lib holds its
-# libraries and the PMDs, loaded with -d (the layout of a release build carried, with
-# what it links, to a machine without the packages; not under a world-writable folder
-# such as /tmp, from which DPDK loads no PMD), made where the packages are with, for
-# DIR B/bin:
-#   mkdir -p B/bin B/lib
-#   cp build/app/pktdedup/pktdedup "$(readlink -f "$(command -v dpdk-testpmd)")" B/bin/
-#   for d in bus_vdev net_null net_pcap mempool_ring; do
-#     cp -L /usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0/librte_$d.so.23 B/lib/; done
-#   ldd B/bin/* B/lib/* | awk '/=> \// { print $3 }' | sort -u |
-#     grep -v -e /libc.so -e /libm.so -e /libpthread -e /libdl.so | xargs -I{} cp -Ln {} B/lib/
+# trip is left out), with DPDK's libraries from DIR/../lib where the packages are
+# missing (scripts/bench_common.sh says how to make DIR).
 # Every run: qhtlru 64 MiB per worker, --action count, --no-huge. Lcores: with fewer
 # workers than CPUs, CPU 0 (where the main lcores of testpmd sleep) is left out; with as
 # many, it is shared. Prints the machine (lscpu), the core-to-core round trip before and
@@ -54,30 +45,15 @@
 # dispatch).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench_common.sh
 eal=(--no-huge --no-pci --no-telemetry --log-level '*:error')
 if [ -n "${BIN_DIR:-}" ]; then # a build carried to a machine without the packages
-	BIN_DIR=$(cd "$BIN_DIR" && pwd)
+	bin_dir_setup bench_workers.sh
+	eal+=("${bin_dir_eal[@]}")
 	pd_bin=$BIN_DIR/pktdedup testpmd_bin=$BIN_DIR/dpdk-testpmd
 	for f in "$pd_bin" "$testpmd_bin"; do
 		[ -x "$f" ] || { echo "bench_workers.sh: BIN_DIR has no $(basename "$f")" >&2; exit 1; }
 	done
-	lib=$(dirname "$BIN_DIR")/lib
-	if [ ! -d /usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0 ] && [ -d "$lib" ]; then
-		d=$lib
-		while :; do # lib and every folder above it
-			[ $((0$(stat -c %a "$d") & 2)) = 0 ] || { # EAL refuses such plugins
-				echo "bench_workers.sh: $d is world-writable: DPDK loads no PMD from" \
-					"under it; put the binaries elsewhere" >&2
-				exit 1
-			}
-			[ "$d" != / ] || break
-			d=$(dirname "$d")
-		done
-		export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-		for d in bus_vdev net_null net_pcap mempool_ring; do
-			eal+=(-d "$lib/librte_$d.so.23") # the PMDs no binary links
-		done
-	fi
 else
 	bash scripts/build.sh
 	pd_bin=build/app/pktdedup/pktdedup testpmd_bin=$(command -v dpdk-testpmd) ||
@@ -105,32 +81,12 @@ python3 scripts/gen_udp_pcap.py "$tmp/udp64.pcap" "$flows" >/dev/null
 # time counts from its first line that matches PATTERN, so that its start (tens of
 # seconds with --no-huge, 15 workers and their memory) is left out; then SIGINT, and
 # SIGKILL if it has not stopped 10 s later.
-timed() { # file pattern command...
-	local f=$1 pat=$2 pid i
-	shift 2
-	: >"$f" # there before the command's shell opens it
-	"$@" >"$f" 2>&1 &
-	pid=$!
-	for ((i = 0; i < 1200; i++)); do # up to 2 minutes to start
-		grep -q -- "$pat" "$f" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$pid" 2>/dev/null && sleep $((secs + 1))
-	kill -INT "$pid" 2>/dev/null || true
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-}
 med() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 first() { [ "$1" -lt "$ncpu" ] && echo 1 || echo 0; } # the first CPU for N workers
 pdrun() { # lcores file-prefix workers vdev options... -> per-second "rx-Mpps checked-Mpps"
 	local l=$1 prefix=$2 n=$3 vdev=$4 log=$tmp/out.$BASHPID
 	shift 4
-	timed "$log" 's rx ' "$pd_bin" "${eal[@]}" --file-prefix "$prefix" \
+	timed "$secs" "$log" 's rx ' "$pd_bin" "${eal[@]}" --file-prefix "$prefix" \
 		-l "$l" -m $((1536 * n)) --vdev "$vdev" -- --ports 0 --action count \
 		--filter qhtlru --memory 64M --stats-interval 1 "$@"
 	awk '/s rx / { t = $2 + 0; for (i = 3; i < NF; i++) v[$i] = $(i + 1)
@@ -184,7 +140,7 @@ testpmd() { # forwarding cores queues|ports [pcap] -> Mpps (its main lcore, most
 			fi
 		done
 	fi
-	timed "$log" 'Rx-pps:' "$testpmd_bin" "${eal[@]}" --file-prefix "bw$$" \
+	timed "$secs" "$log" 'Rx-pps:' "$testpmd_bin" "${eal[@]}" --file-prefix "bw$$" \
 		-m $((1024 * n)) --lcores "$lc" \
 		"${vdevs[@]}" -- --forward-mode=io --port-topology=loop --stats-period 1 \
 		--nb-cores="$n" --rxq="$q" --txq="$q" --total-num-mbufs=$((100000 * n)) -a
