@@ -384,6 +384,18 @@ static int filters_setup(void)
 	return 0;
 }
 
+/* The workers' mbufs (ports.c: a pool each that receives): all of them, or those in use. */
+static unsigned mbufs(int in_use)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < pd_app.nworkers; i++)
+		if (pd_app.w[i]->pool != NULL)
+			n += in_use ? rte_mempool_in_use_count(pd_app.w[i]->pool)
+				    : pd_app.w[i]->pool->size;
+	return n;
+}
+
 /* The start-up line: where packets come from, the workers, the filter and the key. */
 static void print_start(void)
 {
@@ -410,7 +422,7 @@ static void print_start(void)
 		c->action == PD_ACTION_DROP ? "drop" : c->action == PD_ACTION_MARK ? "mark" : "count");
 	if (pd_app.dispatching && !pd_app.replay)
 		PD_LOG(INFO, "software dispatch: %u lookups a ring (receiver to owner), %u mbufs\n",
-		       pd_app.ring_size, pd_app.pool->size);
+		       pd_app.ring_size, mbufs(0));
 	if (rte_log_can_log(pd_logtype, RTE_LOG_INFO))
 		pd_stats_plan(stderr);
 }
@@ -464,8 +476,7 @@ static int finish(double secs_from)
 	if (pd_app.replay && pd_replay_close() != 0)
 		status = 1;
 	secs = pd_now_s() - secs_from - pd_snap_final_write_s(); /* the run, not the file I/O */
-	if (pd_app.pool != NULL)
-		in_use = rte_mempool_in_use_count(pd_app.pool);
+	in_use = mbufs(1);
 	if (c->stats_interval > 0)
 		pd_stats_line(stderr, secs);
 	if (!c->quiet)
@@ -512,9 +523,9 @@ static void teardown(void)
 		rte_free(pd_app.w[i]->keybuf);
 		for (unsigned p = 0; p < RTE_MAX_ETHPORTS; p++)
 			rte_free(pd_app.w[i]->tx[p]);
+		rte_mempool_free(pd_app.w[i]->pool); /* the ports are closed: all back */
 		rte_free(pd_app.w[i]);
 	}
-	rte_mempool_free(pd_app.pool);
 	/* replay: the runtime directory is this process's own (unique prefix) */
 	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();

@@ -87,7 +87,7 @@ void pd_app_usage(FILE *out)
 		"                       from all the others (default 2048; more rides out a\n"
 		"                       longer stall of a worker, with an mbuf each: docs/app.md)\n"
 		"  --rx-desc N --tx-desc N   ring sizes (default 1024)\n"
-		"  --mbufs N            mbufs in the pool (default: from ports and workers)\n"
+		"  --mbufs N            mbufs in all workers' pools (default: from ports, workers)\n"
 		"\n"
 		"pcap replay (docs/app.md):\n"
 		"  --pcap-in FILE       input capture, pcap or pcapng, gzip'd or not ('-':\n"

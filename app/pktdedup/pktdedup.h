@@ -197,6 +197,8 @@ struct pd_worker {
 	struct pd_rxq rxq[PD_APP_MAX_PORTS];
 	unsigned n_rxq;
 	uint16_t txq;       /* this worker's TX queue on every port */
+	struct rte_mempool *pool; /* the mbufs its RX queues receive into (ports.c); NULL
+				   * when it has none */
 	/* software dispatch: two single-producer, single-consumer rings (spsc.h) per
 	 * (receiver, owner) pair (ports.c), lookups one way and verdicts back */
 	struct pd_spsc *to[PD_APP_MAX_WORKERS];    /* receiver: lookups for owner o */
@@ -254,7 +256,6 @@ struct pd_app {
 	int marking;                /* some class is marked: keys keep the IP header's place */
 	uint64_t tsc_ns_mult;       /* ns = (tsc * mult >> 32) + offset: wall-clock ns, so */
 	uint64_t tsc_ns_offset;     /* that times in a snapshot survive a reboot */
-	struct rte_mempool *pool;
 	unsigned ntx;               /* the ports in use, which workers flush after each */
 	uint16_t tx_port[PD_APP_MAX_PORTS]; /* burst (the pair or one, and --dup-port) */
 	/* the ports' own counters, read when the workers have stopped: packets a port

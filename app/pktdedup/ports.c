@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Inline: the ports (the pair, one port or the default, and --dup-port), how packets of
- * one key reach one worker (RSS or software rings), the mbuf pool, the queues, and the
- * ports' stop.
+ * one key reach one worker (RSS or software rings), a pool of mbufs for each worker that
+ * receives, the queues, and the ports' stop.
  */
 #include <stdio.h>
 #include <string.h>
@@ -36,7 +36,9 @@ static int rss_fields(const struct pd_key_config *k, uint64_t *hf)
 	}
 }
 
-static int port_setup(uint16_t port, unsigned nrxq, unsigned ntxq, int rss, uint64_t rss_hf)
+/* A port with nrxq RX queues, queue q receiving into pools[q], and ntxq TX queues. */
+static int port_setup(uint16_t port, unsigned nrxq, struct rte_mempool *const *pools,
+		      unsigned ntxq, int rss, uint64_t rss_hf)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
@@ -61,7 +63,7 @@ static int port_setup(uint16_t port, unsigned nrxq, unsigned ntxq, int rss, uint
 		return rc;
 	for (unsigned q = 0; q < nrxq; q++) {
 		rc = rte_eth_rx_queue_setup(port, (uint16_t)q, rxd, socket < 0 ? 0 : (unsigned)socket,
-					    NULL, pd_app.pool);
+					    NULL, pools[q]);
 		if (rc != 0)
 			return rc;
 	}
@@ -212,8 +214,55 @@ static int dispatch_rings(void)
 }
 
 /*
+ * The mbufs: a pool for each worker that receives (the first @p receivers), on its
+ * socket. A packet's mbuf never leaves the worker that received it (software dispatch
+ * hands over the lookup only), so each pool is taken from and given back to by one
+ * lcore: no ring of free mbufs that every worker writes.
+ *
+ * Each lcore's cache of its pool holds 512 mbufs, the most DPDK allows, not 256. With
+ * software dispatch a worker frees its packets when their verdicts come back, in lumps
+ * of a line of verdicts, while it takes mbufs a burst at a time; a cache that
+ * overflows or runs dry goes to the pool's ring, which gives back the mbufs freed
+ * longest ago, whose lines have left the caches. The more workers, the longer a line
+ * of verdicts takes to fill (about 16 rounds of the loop with 8 or 15, 4 with 2).
+ * Emulated with 2 workers by holding verdicts about 32 rounds (net_pcap, 65,536 flows,
+ * --action count, 12 alternating rounds of 3 s, 2026-11-27): with caches of 256 that
+ * gave 0.81 of the packets a second of the build that does not hold them (0.74 to
+ * 0.86 in three sweeps, one pool or a pool each), with 512 0.98 and 1.01. Without
+ * holding, a pool each with 512 against one with 256: count 1.071 and 1.023, drop
+ * 0.925 and 1.062 (12 and 20 rounds). Each pool covers its worker's RX and TX rings
+ * full, bursts in flight and every lookup it may keep waiting; --mbufs N gives each
+ * an equal share of N.
+ */
+static int mbuf_pools(unsigned receivers)
+{
+	const struct pd_app_config *c = &pd_app.cfg;
+	unsigned n = c->mbufs / receivers;
+
+	if (c->mbufs == 0)
+		n = pd_app.nports * (c->rx_desc + c->tx_desc) + 4 * PD_APP_BURST +
+		    (pd_app.dispatching ? (pd_app.nworkers - 1) * 2 * pd_app.ring_size : 0) +
+		    4096;
+	for (unsigned i = 0; i < receivers; i++) {
+		struct pd_worker *w = pd_app.w[i];
+		char name[RTE_MEMPOOL_NAMESIZE];
+
+		snprintf(name, sizeof(name), "pd_mbufs_%u", i);
+		w->pool = rte_pktmbuf_pool_create(name, n, RTE_MIN(512u, n / 4), 0,
+						  RTE_MBUF_DEFAULT_BUF_SIZE,
+						  (int)rte_lcore_to_socket_id(w->lcore));
+		if (w->pool == NULL) {
+			PD_LOG(ERR, "cannot create %u mbufs for worker %u: %s\n", n, i,
+				rte_strerror(rte_errno));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
  * Inline, once the workers exist: dispatch (RSS when every port hashes on the key's
- * fields, else software rings), the mbuf pool, the rings and the queues. 0, or the exit
+ * fields, else software rings), the mbuf pools, the rings and the queues. 0, or the exit
  * status.
  */
 int pd_ports_setup(void)
@@ -254,30 +303,14 @@ int pd_ports_setup(void)
 		}
 	}
 
-	/* mbufs: every RX and TX ring full, plus bursts in flight and every dispatch ring */
 	if (pd_app.dispatching)
 		pd_app.ring_size = dispatch_ring_size(c->dispatch_ring,
 						      pd_app.rx_spread ? pd_app.nworkers - 1 : 1);
 	else if (c->dispatch_ring != PD_APP_RING_DEFAULT)
 		PD_LOG(WARNING, "--dispatch-ring %u: not used, %s\n", c->dispatch_ring,
 		       pd_app.nworkers == 1 ? "one worker" : "the ports hash (RSS)");
-	{
-		unsigned n = c->mbufs;
-
-		if (n == 0)
-			n = nports * pd_app.nworkers * (c->rx_desc + c->tx_desc) +
-			    pd_app.nworkers * 4 * PD_APP_BURST +
-			    (pd_app.rx_spread ? pd_app.nworkers : 1) * (pd_app.nworkers - 1) *
-			    2 * pd_app.ring_size + 4096;
-		pd_app.pool = rte_pktmbuf_pool_create("pd_mbufs", n, 256, 0,
-						      RTE_MBUF_DEFAULT_BUF_SIZE,
-						      (int)rte_socket_id());
-		if (pd_app.pool == NULL) {
-			PD_LOG(ERR, "cannot create %u mbufs: %s\n", n,
-				rte_strerror(rte_errno));
-			return 1;
-		}
-	}
+	if (mbuf_pools(rss || pd_app.rx_spread ? pd_app.nworkers : 1) != 0)
+		return 1;
 	if (pd_app.dispatching && dispatch_rings() != 0)
 		return 1;
 
@@ -316,6 +349,7 @@ int pd_ports_setup(void)
 	for (unsigned p = 0; p < nports; p++) {
 		int is_rx = p < (unsigned)c->nports;
 		unsigned nrxq = is_rx ? (rss || pd_app.rx_spread ? pd_app.nworkers : 1) : 0;
+		struct rte_mempool *pools[PD_APP_MAX_WORKERS];
 		struct rte_eth_dev_info info;
 		uint64_t hf = rss_hf;
 		int port_rss = rss;
@@ -329,7 +363,9 @@ int pd_ports_setup(void)
 							    RTE_ETH_RSS_UDP);
 			port_rss = hf != 0;
 		}
-		rc = port_setup(ports[p], nrxq, pd_app.nworkers, port_rss, hf);
+		for (unsigned q = 0; q < nrxq; q++) /* the dup port's queue: worker 0's */
+			pools[q] = pd_app.w[nrxq > 1 ? q : 0]->pool;
+		rc = port_setup(ports[p], nrxq, pools, pd_app.nworkers, port_rss, hf);
 		if (rc != 0) {
 			PD_LOG(ERR, "port %u: setup failed: %s\n", ports[p],
 				rte_strerror(-rc));
