@@ -1,11 +1,10 @@
 # shellcheck shell=bash
 # Sourced by the benchmarks (bench_workers.sh, bench_inline.sh): what they share.
 #
-# BIN_DIR=DIR: a release build carried to a machine without the project's packages (as
-# ../shared/tools/scale16 does). DIR holds the
-# binaries; on a machine without Debian's DPDK, DIR/../lib holds DPDK's libraries and
-# the PMDs, which no binary links and EAL must load with -d. Made where the packages
-# are with, for DIR B/bin:
+# BIN_DIR=DIR: a release build carried to a machine without the project's packages or a
+# compiler (a 16-core VM lent for a day). DIR holds the binaries; on a machine without
+# Debian's DPDK, DIR/../lib holds DPDK's libraries and the PMDs, which no binary links
+# and EAL must load with -d. Made where the packages are with, for DIR B/bin:
 #   mkdir -p B/bin B/lib
 #   cp build/app/pktdedup/pktdedup "$(readlink -f "$(command -v dpdk-testpmd)")" B/bin/
 #   for d in bus_vdev net_null net_pcap mempool_ring; do
