@@ -18,12 +18,15 @@
 #    the last until the link is quiet), the second with smaller rings (--dispatch-ring);
 #    and fifteen workers on one CPU, the worker count of a 16-core machine's sweep:
 #    each owner drains 14 rings of the smallest size (128 lookups);
+#  - three workers with software dispatch and --action count on one port: each worker's
+#    frames out in its queue's order (none waits for a verdict), the duplicates exact;
 #  - three workers with software dispatch and one RX queue: worker 0 receives, workers
 #    1 and 2 only decide; exactly one of each distinct frame out;
 #  - two workers with software dispatch stop while one shares its CPU with a busy
 #    loop: both leave, every packet accounted for;
 #  - a pair of ports with software dispatch, one RX queue each (worker 0 receives both)
-#    and two (every worker receives both): each port's frames leave by the other.
+#    and two (every worker receives both): each port's frames leave by the other; with
+#    --action count each port's duplicates are counted against it.
 # In each run pktdedup's counters add up (rx = tx + dropped), and tx is what reached
 # the file. The periodic line printed at the stop, after the ports closed, gives their
 # loss as read before (the JSON's) without querying a closed port.
@@ -189,6 +192,42 @@ ring 256
 spread 15 --filter qhtlru --memory 1M --seed 7
 ring 128 # 2048 / 14 receivers, rounded down to a power of two
 
+# --action count with three workers and one port: a packet is sent on at once and no
+# verdict comes back (its owner counts the duplicate against the port itself). Each
+# worker sends its queue's frames as they came, in order (nothing waits for a verdict),
+# and the counts are exact: 2048 duplicates, all on port 0, though most copies were
+# decided by a worker that did not receive them.
+count_run() { # what lcores ports json --vdev...: software dispatch, exact, --action count
+	local what=$1 lcores=$2 ports=$3 json=$4 rc=0
+	shift 4
+	timeout --preserve-status -s INT -k 20 4 "$bin" --no-huge -m 768 --no-pci --no-shconf \
+		--file-prefix "$prefix" --log-level '*:warning' --lcores "$lcores" "$@" \
+		-- --ports "$ports" --dispatch software --key packet --filter exact \
+		--action count --stats-json "$json" >/dev/null 2>"$tmp/err" || rc=$?
+	[ "$rc" -eq 0 ] || { echo "FAIL: $what: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
+}
+$tool split "$tmp/mirror.pcap" 3 "$tmp/c3"
+count_run "count, three workers" '(0-2)@0' 0 "$tmp/c3.json" \
+	--vdev "net_pcap0,rx_pcap=$tmp/c3.0.pcap,rx_pcap=$tmp/c3.1.pcap,rx_pcap=$tmp/c3.2.pcap,tx_pcap=$tmp/c3o.0.pcap,tx_pcap=$tmp/c3o.1.pcap,tx_pcap=$tmp/c3o.2.pcap"
+for i in 0 1 2; do # worker i receives queue i and sends on its own TX queue
+	$tool frames "$tmp/c3.$i.pcap" >"$tmp/c3want.txt"
+	$tool frames "$tmp/c3o.$i.pcap" >"$tmp/c3got.txt"
+	diff -q "$tmp/c3want.txt" "$tmp/c3got.txt" >/dev/null ||
+		{ echo "FAIL: count, three workers: worker $i did not send its queue's frames in order" >&2; exit 1; }
+done
+python3 - "$tmp/c3.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t, w, port = d["total"], d["workers_detail"], d["ports"][0]
+assert d["accounted"] and d["mbufs_in_use"] == 0, d
+assert all(x["rx"] > 0 and x["dispatched_in"] > 0 for x in w), w
+assert t["dispatched_in"] == t["dispatched_out"] > 0 and t["dispatch_full"] == 0, t
+assert t["rx"] == t["tx"] == 4096 and t["unique"] == t["duplicate"] == 2048, t
+assert port["duplicate"] == 2048, port
+print("ok: count, three workers, software dispatch: all 4096 frames out, 2048 duplicates "
+      "counted on port 0 (%d lookups handed over)" % t["dispatched_in"])
+PY
+
 # Three workers, software dispatch, one RX queue (net_pcap with one input and a TX file
 # per worker): worker 0 receives everything and workers 1 and 2 only decide, publishing
 # their verdicts every few rounds of a loop that receives nothing. An owner's lookups
@@ -299,3 +338,34 @@ pair() { # RX queues a port
 }
 pair 1
 pair 2
+
+# --action count with software dispatch sends each packet on before its verdict comes
+# back, and counts the verdict, when it comes, against the port the packet came from.
+# Port 0 reads the mirrored traffic (2048 distinct frames, each twice), port 1 the
+# fixture (its generator's duplicates), each in two RX queues, so that every worker
+# receives both ports and hands lookups of both to the other: each port's duplicates
+# are exactly its own input's (no frame is in both), and every frame leaves.
+$tool split "$tmp/mirror.pcap" 2 "$tmp/cm"
+$tool split "$in" 2 "$tmp/cf"
+count_run "count by port" '0@0,1@0' 0,1 "$tmp/cnt.json" \
+	--vdev "net_pcap0,rx_pcap=$tmp/cm.0.pcap,rx_pcap=$tmp/cm.1.pcap,tx_pcap=$tmp/c0.0.pcap,tx_pcap=$tmp/c0.1.pcap" \
+	--vdev "net_pcap1,rx_pcap=$tmp/cf.0.pcap,rx_pcap=$tmp/cf.1.pcap,tx_pcap=$tmp/c1.0.pcap,tx_pcap=$tmp/c1.1.pcap"
+read -r fdups _ _ <<<"$($tool count "$exp" packet)"
+$tool frames "$tmp/mirror.pcap" | sort -u >"$tmp/m.txt"
+$tool frames "$in" | sort -u >"$tmp/f.txt"
+python3 - "$tmp/cnt.json" "$tmp/m.txt" "$tmp/f.txt" "$fdups" \
+	"$($tool frames "$in" | wc -l)" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t, ports = d["total"], {p["port"]: p for p in d["ports"]}
+m, f = set(open(sys.argv[2]).read().split()), set(open(sys.argv[3]).read().split())
+assert not m & f, "a frame is in both inputs"
+assert d["accounted"] and d["mbufs_in_use"] == 0, d
+assert t["dispatched_in"] == t["dispatched_out"] > 0 and t["dispatch_full"] == 0, t
+assert t["rx"] == t["tx"] == 4096 + int(sys.argv[5]) and t["dropped"] == 0, t
+assert ports[0]["duplicate"] == 2048 and ports[1]["duplicate"] == int(sys.argv[4]), ports
+assert ports[0]["duplicate"] + ports[1]["duplicate"] == t["duplicate"], (ports, t)
+print("ok: count with software dispatch, a pair of ports: every frame out, %d and %d "
+      "duplicates counted against the ports they came from" % (ports[0]["duplicate"],
+      ports[1]["duplicate"]))
+PY

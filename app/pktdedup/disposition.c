@@ -43,6 +43,11 @@ void pd_disp_init(struct pd_app *app)
 	app->next[PD_CLASS_KEYLESS] = c->drop_unparseable ? 0 : PD_NEXT_OUT;
 	app->next[PD_CLASS_BYPASS] = PD_NEXT_OUT;
 	app->marking = 0;
+	app->forward_all = app->next[PD_DISTINCT] == PD_NEXT_OUT &&
+			   app->next[PD_DUPLICATE] == PD_NEXT_OUT &&
+			   app->next[PD_ALLOWED] == PD_NEXT_OUT &&
+			   app->next[PD_CLASS_BYPASS] == PD_NEXT_OUT;
+	app->verdicts_back = !app->forward_all || app->nports != 1;
 	for (unsigned k = 0; k < PD_CLASS_COUNT; k++)
 		app->marking |= (app->next[k] & PD_NEXT_MARK) != 0;
 }

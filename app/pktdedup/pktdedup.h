@@ -186,6 +186,7 @@ struct pd_handoff {
 /* A receiver's packets waiting for one owner's verdicts, in the order handed over. */
 struct pd_pending {
 	unsigned head, tail, mask; /* tail - head waiting; mask + 1 slots */
+	uint16_t *port;            /* with pd_app.forward_all: each one's port, not its mbuf */
 	struct rte_mbuf *m[];
 };
 
@@ -254,6 +255,12 @@ struct pd_app {
 	int want_delay;             /* the filter reports delays: fill the histogram */
 	uint8_t next[8];            /* a frame's way out by its class (disposition.h) */
 	int marking;                /* some class is marked: keys keep the IP header's place */
+	int forward_all;            /* every keyed or bypassed frame goes to the peer, whatever
+				     * its verdict (--action count): with software dispatch it
+				     * is sent before its verdict comes back (worker.c) */
+	int verdicts_back;          /* software dispatch: verdicts go back to the receiver
+				     * (0: forward_all on one port, where the owner counts
+				     * the duplicates against that port itself) */
 	uint64_t tsc_ns_mult;       /* ns = (tsc * mult >> 32) + offset: wall-clock ns, so */
 	uint64_t tsc_ns_offset;     /* that times in a snapshot survive a reboot */
 	unsigned ntx;               /* the ports in use, which workers flush after each */

@@ -194,7 +194,8 @@ static int dispatch_rings(void)
 				continue;
 			recv->to[o] = dispatch_ring(sizeof(struct pd_handoff), owner->lcore);
 			recv->back[o] = dispatch_ring(1, recv->lcore); /* a verdict a byte */
-			p = rte_zmalloc_socket("pd_pending", sizeof(*p) + slots * sizeof(p->m[0]),
+			p = rte_zmalloc_socket("pd_pending", sizeof(*p) + slots * sizeof(p->m[0]) +
+						       slots * sizeof(p->port[0]),
 					       RTE_CACHE_LINE_SIZE,
 					       (int)rte_lcore_to_socket_id(recv->lcore));
 			if (recv->to[o] == NULL || recv->back[o] == NULL || p == NULL) {
@@ -204,6 +205,7 @@ static int dispatch_rings(void)
 				return 1;
 			}
 			p->mask = slots - 1;
+			p->port = (uint16_t *)&p->m[slots];
 			recv->pending[o] = p;
 			recv->owner[recv->nowner++] = o;
 			owner->reply[owner->nfrom] = recv->back[o];

@@ -14,6 +14,15 @@
  * it into its own mempool cache (docs/speed.md, "Workers": where the mbufs are
  * freed). Frames without a key never wait: the receiver acts on them at once.
  *
+ * With --action count (pd_app.forward_all) every packet goes on whatever its verdict, so
+ * none waits: the receiver sends each burst as it came (send_received) and the verdicts
+ * are only counted, against the port each packet came from. With one port the owner
+ * counts them itself and no verdict ring is used (pd_app.verdicts_back = 0): a worker
+ * serves half the rings and holds no mbuf. 2 workers, net_pcap, 65,536 flows, qhtlru 64
+ * MiB: 1.06 times the packets a second of waiting for verdicts (14 alternating rounds);
+ * the rings alone (tests/bench/bench_fanout, policy nov) cost 0.83-0.89 as much with
+ * 15 workers (docs/speed.md).
+ *
  * Time (docs/windows.md): with a window, or a filter that reports delays, every packet
  * gets a time in ns, the TSC read once per received burst.
  *
@@ -189,6 +198,27 @@ static inline void act_keyed(struct pd_worker *w, struct rte_mbuf *m, uint8_t v)
 	act(w, m, v);
 }
 
+/* Verdicts of packets sent already (forward_all), counted by the port each came from. */
+static inline void count_verdicts(struct pd_worker *w, const uint8_t *v, const uint16_t *port,
+				  unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		w->c.port_dup[port[i]] += v[i] != PD_DISTINCT;
+}
+
+/* n packets to the peer port as they are, after what its buffer already holds. */
+static inline void send_whole(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
+			      uint16_t peer)
+{
+	uint16_t sent;
+
+	w->c.tx += rte_eth_tx_buffer_flush(peer, w->txq, w->tx[peer]);
+	sent = rte_eth_tx_burst(peer, w->txq, pkts, (uint16_t)n);
+	w->c.tx += sent;
+	if (sent < n)
+		pd_worker_tx_unsent(pkts + sent, (uint16_t)(n - sent), &w->tx_retry[peer]);
+}
+
 /*
  * A burst whose packets all have a key and all go to the peer port and nowhere else (no
  * duplicate, or --action count): the received array sent as it is, after what the
@@ -202,9 +232,7 @@ static inline int whole_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsig
 			      const uint8_t *v, int one_port)
 {
 	const uint16_t port = pkts[0]->port; /* one RX queue: one port */
-	const uint16_t peer = (uint16_t)w->app->peer[port];
 	unsigned other = 0, dups = 0;
-	uint16_t sent;
 
 	for (unsigned i = 0; i < n; i++) {
 		other |= w->app->next[v[i]] ^ PD_NEXT_OUT; /* pd_disp_next counts nothing then */
@@ -215,11 +243,7 @@ static inline int whole_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsig
 	if (other != 0)
 		return 0;
 	w->c.port_dup[port] += dups;
-	w->c.tx += rte_eth_tx_buffer_flush(peer, w->txq, w->tx[peer]);
-	sent = rte_eth_tx_burst(peer, w->txq, pkts, (uint16_t)n);
-	w->c.tx += sent;
-	if (sent < n)
-		pd_worker_tx_unsent(pkts + sent, (uint16_t)(n - sent), &w->tx_retry[peer]);
+	send_whole(w, pkts, n, (uint16_t)w->app->peer[port]);
 	return 1;
 }
 
@@ -316,11 +340,13 @@ static unsigned decide_handed(struct pd_worker *w)
 	uint64_t h[PD_APP_BURST], ts[PD_APP_BURST];
 	uint8_t v[PD_APP_BURST];
 	unsigned n = 0, took[PD_APP_MAX_WORKERS], r = w->from_next;
+	const int back = w->app->verdicts_back;
 
 	if (w->nfrom == 0)
 		return 0;
 	for (unsigned k = 0; k < w->nfrom; k++, r = r + 1 == w->nfrom ? 0 : r + 1) {
-		const unsigned room = pd_spsc_room(w->reply[r], PD_APP_BURST - n);
+		const unsigned room = back ? pd_spsc_room(w->reply[r], PD_APP_BURST - n)
+					   : PD_APP_BURST - n;
 		const unsigned want = PD_APP_BURST - n < room ? PD_APP_BURST - n : room;
 
 		took[k] = pd_spsc_get(w->from[r], in + n, want, sizeof(in[0]));
@@ -336,10 +362,17 @@ static unsigned decide_handed(struct pd_worker *w)
 		return 0;
 	pd_disp_filter(w, h, ts, v, n);
 	r = w->from_next;
-	for (unsigned k = 0, i = 0; k < w->nfrom; k++, r = r + 1 == w->nfrom ? 0 : r + 1) {
+	for (unsigned k = 0, i = 0; k < w->nfrom && back; k++, r = r + 1 == w->nfrom ? 0 : r + 1) {
 		/* room was checked: the receiver only ever frees slots */
 		pd_spsc_put(w->reply[r], v + i, took[k], 1);
 		i += took[k];
+	}
+	if (!back) { /* sent already, from the one port there is: counted here */
+		unsigned dups = 0;
+
+		for (unsigned i = 0; i < n; i++)
+			dups += v[i] != PD_DISTINCT;
+		w->c.port_dup[w->app->port_id[0]] += dups;
 	}
 	w->from_next = w->from_next + 1 == w->nfrom ? 0 : w->from_next + 1;
 	w->c.dispatched_in += n;
@@ -352,6 +385,8 @@ static unsigned act_decided(struct pd_worker *w)
 {
 	unsigned total = 0;
 
+	if (!w->app->verdicts_back)
+		return 0;
 	for (unsigned k = 0; k < w->nowner; k++) {
 		const unsigned o = w->owner[k];
 		struct pd_pending *p = w->pending[o];
@@ -362,9 +397,17 @@ static unsigned act_decided(struct pd_worker *w)
 			uint8_t v[PD_APP_BURST];
 
 			n = pd_spsc_get(w->back[o], v, PD_APP_BURST, 1);
+			total += n;
+			if (w->app->forward_all) { /* sent already: only counted */
+				uint16_t port[PD_APP_BURST];
+
+				for (unsigned i = 0; i < n; i++)
+					port[i] = p->port[p->head++ & p->mask];
+				count_verdicts(w, v, port, n);
+				continue;
+			}
 			for (unsigned i = 0; i < n; i++)
 				m[i] = p->m[p->head++ & p->mask];
-			total += n;
 			if (n == 0 || whole_burst(w, m, n, v, 0)) /* m: perhaps of several queues */
 				continue;
 			for (unsigned i = 0; i < n; i++)
@@ -454,27 +497,36 @@ static unsigned waiting(const struct pd_worker *w)
  * forwarded unchecked (dispatch_full, bypassed), never lost.
  */
 static void hand_over(struct pd_worker *w, unsigned o, const struct pd_handoff *out,
-		      struct rte_mbuf **m, unsigned n)
+		      struct rte_mbuf **m, const uint16_t *port, unsigned n)
 {
 	struct pd_pending *p = w->pending[o];
+	const int sent = w->app->forward_all; /* the packets are on their way already */
+	const int back = w->app->verdicts_back;
 	unsigned q = 0;
 
 	for (int tries = 0; tries < 2 && q < n; tries++) {
-		const unsigned free = p->mask + 1 - (p->tail - p->head);
+		const unsigned free = back ? p->mask + 1 - (p->tail - p->head) : n - q;
 		const unsigned want = n - q < free ? n - q : free;
 		const unsigned e = pd_spsc_put(w->to[o], out + q, want, sizeof(out[0]));
 
-		for (unsigned i = q; i < q + e; i++)
-			p->m[p->tail++ & p->mask] = m[i];
+		/* without verdicts back nothing is kept: the owner counts them */
+		if (back && sent)
+			for (unsigned i = q; i < q + e; i++)
+				p->port[p->tail++ & p->mask] = port[i];
+		else if (back)
+			for (unsigned i = q; i < q + e; i++)
+				p->m[p->tail++ & p->mask] = m[i];
 		q += e;
 		if (q < n && tries == 0)
 			dispatch_poll(w);
 	}
 	w->c.dispatched_out += q;
-	for (unsigned i = q; i < n; i++) {
-		w->c.dispatch_full++;
-		act(w, m[i], PD_CLASS_BYPASS);
-	}
+	w->c.dispatch_full += n - q;
+	if (sent) /* pd_disp_next's count, the packet gone as it says */
+		w->c.bypassed += n - q;
+	else
+		for (unsigned i = q; i < n; i++)
+			act(w, m[i], PD_CLASS_BYPASS);
 }
 
 /*
@@ -486,15 +538,43 @@ static void hand_over(struct pd_worker *w, unsigned o, const struct pd_handoff *
  * (36.5 to 38.2 Mpps, medians of 3 alternating rounds), 1% with 1,024.
  */
 struct owned {
-	struct rte_mbuf *m[PD_APP_BURST];
+	struct rte_mbuf *m[PD_APP_BURST]; /* sent already with forward_all: not kept */
 	uint64_t h[PD_APP_BURST], ts[PD_APP_BURST];
+	uint16_t port[PD_APP_BURST];      /* with forward_all, where each came from */
 	unsigned n;
 };
 
 static void decide_owned(struct pd_worker *w, struct owned *o)
 {
-	process_owned(w, o->m, o->h, o->ts, o->n);
+	if (w->app->forward_all && o->n != 0) {
+		uint8_t v[PD_APP_BURST];
+
+		pd_disp_filter(w, o->h, o->ts, v, o->n);
+		count_verdicts(w, v, o->port, o->n);
+	} else {
+		process_owned(w, o->m, o->h, o->ts, o->n);
+	}
 	o->n = 0;
+}
+
+/*
+ * A received burst sent on at once, before any verdict (forward_all: --action count,
+ * where every keyed packet goes to the peer whatever its verdict); keyless ones as the
+ * options say. Its verdicts, when they come back, are only counted (count_verdicts).
+ */
+static void send_received(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
+			  const uint8_t *keyed, unsigned keyless)
+{
+	if (keyless == 0) { /* one RX queue: one port */
+		send_whole(w, pkts, n, (uint16_t)w->app->peer[pkts[0]->port]);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (keyed[i])
+			tx_one(w, (uint16_t)w->app->peer[pkts[i]->port], pkts[i]);
+		else
+			act(w, pkts[i], PD_CLASS_KEYLESS);
+	}
 }
 
 /*
@@ -510,34 +590,43 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 {
 	struct rte_mbuf *kept[PD_APP_MAX_WORKERS][PD_APP_BURST];
 	struct pd_handoff out[PD_APP_MAX_WORKERS][PD_APP_BURST];
+	uint16_t kport[PD_APP_MAX_WORKERS][PD_APP_BURST];
 	unsigned nout[PD_APP_MAX_WORKERS] = {0};
 	uint64_t hp[PD_APP_BURST];
 	uint8_t keyed[PD_APP_BURST];
 	const unsigned me = w->idx;
 	struct owned *now = &own[*cur];
 	const int timed = w->app->time_src != PD_TIME_NONE;
+	const int fwd = w->app->forward_all;
+	unsigned keyless = 0;
 
 	keys_burst(w, pkts, n, hp, keyed);
 	for (unsigned i = 0; i < n; i++) {
 		unsigned o;
 
 		if (!keyed[i]) { /* rare and predicted: hp[i] is not set then */
-			act(w, pkts[i], PD_CLASS_KEYLESS);
+			if (!fwd)
+				act(w, pkts[i], PD_CLASS_KEYLESS);
+			keyless++;
 			continue;
 		}
 		o = pd_owner_of(hp[i], w->app->nworkers);
 		kept[o][nout[o]] = pkts[i];
+		kport[o][nout[o]] = pkts[i]->port;
 		out[o][nout[o]++] = (struct pd_handoff){hp[i], timed ? rxt[i] : 0};
 	}
+	if (fwd)
+		send_received(w, pkts, n, keyed, keyless);
 	for (unsigned k = 0; k < w->nowner; k++) {
 		const unsigned o = w->owner[k];
 
 		if (nout[o] != 0)
-			hand_over(w, o, out[o], kept[o], nout[o]);
+			hand_over(w, o, out[o], kept[o], kport[o], nout[o]);
 	}
 	now->n = nout[me];
 	for (unsigned i = 0; i < now->n; i++) {
 		now->m[i] = kept[me][i];
+		now->port[i] = kport[me][i];
 		now->h[i] = out[me][i].hash;
 		now->ts[i] = out[me][i].time;
 		if (w->far) /* near: left to the filter's burst, 3.6% more packets a

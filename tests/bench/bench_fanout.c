@@ -32,7 +32,10 @@
  * published index and asks for its new lines, then takes from the rings), early (at a
  * round's start every ring's index and next line to read asked for), pfw (at a round's
  * start every ring's next line to write asked for, to write), vall (verdict rings
- * publish everything, not whole lines), rounds=N (publish every N busy rounds), stage=N
+ * publish everything, not whole lines), count (--action count with several ports: a
+ * packet handed over is sent at once, its stand-in freed, and its verdict only checked
+ * when it comes back, against a byte kept for it), nov (--action count on one port:
+ * sent at once and no verdict comes back; the owner counts it), rounds=N (publish every N busy rounds), stage=N
  * (a worker holds each owner's lookups and hands them over every N rounds, so a round
  * writes to about 1/N of its rings, and publishes them at once). -M runs one ring each
  * way between a pair instead of two (round_merged says how). The run
@@ -86,11 +89,12 @@ struct mb { /* a packet's stand-in: an mbuf's header line and its data's first l
 
 struct pending {
 	unsigned head, tail, mask;
-	struct mb **m;
+	struct mb **m;  /* NULL for a packet sent at once (count) */
+	uint8_t *bit;   /* count: the verdict the packet's hash says */
 };
 
 struct policy {
-	int ahead, early, pfw, vall;
+	int ahead, early, pfw, vall, count, nov;
 	unsigned rounds, stage;
 };
 
@@ -265,7 +269,13 @@ static unsigned decide_handed(struct worker *w)
 		v[i] = decide(w, in[i].hash);
 	k = w->from_next;
 	for (unsigned j = 0, i = 0; j < w->peers; j++, k = k + 1 == w->peers ? 0 : k + 1) {
-		pd_spsc_put(w->reply[k], v + i, took[j], 1);
+		unsigned nv = 0;
+
+		for (unsigned x = i; x < i + took[j] && x < BURST; x++) /* nov: counted here */
+			if (in[x].time == 0)
+				v[i + nv++] = v[x];
+		if (nv != 0)
+			pd_spsc_put(w->reply[k], v + i, nv, 1);
 		i += took[j];
 	}
 	w->from_next = w->from_next + 1 == w->peers ? 0 : w->from_next + 1;
@@ -278,19 +288,27 @@ static void act(struct worker *w, struct mb *m, uint8_t v)
 	w->free[w->nfree++] = m;
 }
 
-/* worker.c's act_decided */
+/* worker.c's act_decided (count: the packet was sent at once, its verdict counted) */
 static void act_decided(struct worker *w)
 {
 	for (unsigned k = 0; k < w->peers; k++) {
 		struct pending *p = &w->pend[k];
 		unsigned n = BURST;
 
+		if (w->pol.nov && p->tail == p->head) /* nothing waits: the ring not read */
+			continue;
 		for (unsigned b = 0; b < DRAIN && n == BURST; b++) {
 			uint8_t v[BURST];
 
 			n = pd_spsc_get(w->back[k], v, BURST, 1);
-			for (unsigned i = 0; i < n; i++)
-				act(w, p->m[p->head++ & p->mask], v[i]);
+			for (unsigned i = 0; i < n; i++) {
+				const unsigned at = p->head++ & p->mask;
+
+				if (p->m[at] != NULL)
+					act(w, p->m[at], v[i]);
+				else
+					w->wrong += p->bit[at] != v[i];
+			}
 		}
 	}
 }
@@ -343,7 +361,7 @@ static void receive(struct worker *w, struct lookup out[][BURST], struct mb *kep
 		}
 		o = o < w->me ? o : o - 1;
 		kept[o][nout[o]] = m;
-		out[o][nout[o]++] = (struct lookup){m->hash, 0};
+		out[o][nout[o]++] = (struct lookup){m->hash, (uint64_t)w->pol.nov}; /* 1: no verdict */
 	}
 	w->nown[w->cur] = mine;
 }
@@ -359,8 +377,19 @@ static void hand_over(struct worker *w, unsigned k, const struct lookup *out,
 	if (n == 0)
 		return;
 	e = pd_spsc_put(w->to[k], out, want, sizeof(out[0]));
-	for (unsigned i = 0; i < e; i++)
-		p->m[p->tail++ & p->mask] = kept[i];
+	if (w->pol.nov) { /* sent at once, no verdict comes back: the owner counts it */
+		for (unsigned i = 0; i < e; i++)
+			w->free[w->nfree++] = kept[i];
+	} else if (w->pol.count) { /* sent at once: the stand-in freed, the verdict it wants kept */
+		for (unsigned i = 0; i < e; i++) {
+			p->bit[p->tail & p->mask] = (uint8_t)(kept[i]->hash & 1);
+			p->m[p->tail++ & p->mask] = NULL;
+			w->free[w->nfree++] = kept[i];
+		}
+	} else {
+		for (unsigned i = 0; i < e; i++)
+			p->m[p->tail++ & p->mask] = kept[i];
+	}
 	for (unsigned i = e; i < n; i++) /* forwarded unchecked */
 		w->free[w->nfree++] = kept[i];
 	w->full += n - e;
@@ -568,9 +597,8 @@ static void *run_solo(void *arg)
 	return NULL;
 }
 
-static int parse_policy(const char *a, struct policy *p)
+static int parse_one(const char *a, struct policy *p)
 {
-	*p = (struct policy){.rounds = ROUNDS};
 	if (strcmp(a, "plain") == 0)
 		return 0;
 	if (strcmp(a, "ahead") == 0)
@@ -581,12 +609,31 @@ static int parse_policy(const char *a, struct policy *p)
 		return p->pfw = 1, 0;
 	if (strcmp(a, "vall") == 0)
 		return p->vall = 1, 0;
+	if (strcmp(a, "count") == 0)
+		return p->count = 1, 0;
+	if (strcmp(a, "nov") == 0)
+		return p->nov = 1, 0;
 	if (strncmp(a, "stage=", 6) == 0 && atoi(a + 6) > 1 && atoi(a + 6) <= STAGE_MAX)
 		return p->stage = (unsigned)atoi(a + 6), 0;
 	if (strncmp(a, "rounds=", 7) == 0 && atoi(a + 7) > 0 && atoi(a + 7) <= STALE &&
 	    STALE % atoi(a + 7) == 0)
 		return p->rounds = (unsigned)atoi(a + 7), 0;
 	return -1;
+}
+
+/* A policy: its parts joined by commas ("count,rounds=16"). */
+static int parse_policy(const char *a, struct policy *p)
+{
+	char buf[64], *save = NULL;
+
+	*p = (struct policy){.rounds = ROUNDS};
+	if (strlen(a) >= sizeof(buf))
+		return -1;
+	strcpy(buf, a);
+	for (char *t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save))
+		if (parse_one(t, p) != 0)
+			return -1;
+	return 0;
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -610,8 +657,8 @@ static int usage(void)
 		"  WORKERS 2-64 (15); THREADS 1, 2 or WORKERS (2); SECS 1-100 (10); WORK_NS (2000);\n"
 		"  TABLE_MIB a worker (64; 0: none); -M: one ring each way between a pair\n"
 		"  (policies plain and rounds=N only);\n"
-		"  A, B: plain, ahead, early, pfw, vall, rounds=N (N divides 64), stage=N\n"
-		"  (N 2-8) (plain)\n");
+		"  A, B: plain, ahead, early, pfw, vall, count, nov, rounds=N (N divides 64),\n"
+		"  stage=N (N 2-8); parts joined by commas (count,rounds=16) (plain)\n");
 	return 2;
 }
 
@@ -640,6 +687,7 @@ static void setup(struct worker *w, unsigned nw, unsigned nt, int cpu0, unsigned
 			w[t].back[k] = ring(size, 1);
 			w[t].pend[k].mask = 2 * size - 1;
 			w[t].pend[k].m = alloc(2 * size * sizeof(struct mb *));
+			w[t].pend[k].bit = alloc(2 * size);
 			w[t].mout[k] = ring(size, sizeof(struct lookup));
 		}
 		w[t].limit = size / 2;
@@ -689,7 +737,8 @@ int main(int argc, char **argv)
 	    parse_policy(names[1], &pols[1]))
 		return usage();
 	for (int i = 0; i < 2 && merged; i++)
-		if (pols[i].ahead || pols[i].early || pols[i].pfw || pols[i].vall || pols[i].stage) {
+		if (pols[i].ahead || pols[i].early || pols[i].pfw || pols[i].vall || pols[i].stage ||
+		    pols[i].count || pols[i].nov) {
 			fprintf(stderr, "bench_fanout: with -M, only plain and rounds=N\n");
 			return 2;
 		}
