@@ -233,13 +233,16 @@ static int setup(void)
 	int status;
 
 	if (pd_app.replay) {
+		pd_disp_init(&pd_app);
 		status = workers_setup();
 		pd_app.dispatching = pd_app.nworkers > 1; /* by key hash, as software dispatch */
 		return status != 0 ? status : pd_replay_start() != 0 ? 1 : 0;
 	}
 	status = pd_ports_choose();
-	if (status == 0)
+	if (status == 0) {
+		pd_disp_init(&pd_app); /* its table says whether packets wait for verdicts */
 		status = workers_setup();
+	}
 	return status != 0 ? status : pd_ports_setup();
 }
 
@@ -373,7 +376,6 @@ static int filters_setup(void)
 	if (rc != 0 || pd_snap_load() != 0)
 		return 1;
 	pd_delay_buckets_init();
-	pd_disp_init(&pd_app);
 	pd_app.want_delay = pd_app.time_src != PD_TIME_NONE &&
 			    pd_filter_reports_delay(pd_app.w[0]->filter);
 	if (pd_app.cfg.suggest_window && !pd_app.want_delay) {

@@ -233,8 +233,9 @@ static int dispatch_rings(void)
  * 0.86 in three sweeps, one pool or a pool each), with 512 0.98 and 1.01. Without
  * holding, a pool each with 512 against one with 256: count 1.071 and 1.023, drop
  * 0.925 and 1.062 (12 and 20 rounds). Each pool covers its worker's RX and TX rings
- * full, bursts in flight and every lookup it may keep waiting; --mbufs N gives each
- * an equal share of N.
+ * full, bursts in flight and every packet it may keep waiting for a verdict (none with
+ * --action count, whose packets go on at once); --mbufs N gives each an equal share
+ * of N.
  */
 static int mbuf_pools(unsigned receivers)
 {
@@ -243,7 +244,8 @@ static int mbuf_pools(unsigned receivers)
 
 	if (c->mbufs == 0)
 		n = pd_app.nports * (c->rx_desc + c->tx_desc) + 4 * PD_APP_BURST +
-		    (pd_app.dispatching ? (pd_app.nworkers - 1) * 2 * pd_app.ring_size : 0) +
+		    (pd_app.dispatching && !pd_app.forward_all ? /* packets waiting for verdicts */
+			     (pd_app.nworkers - 1) * 2 * pd_app.ring_size : 0) +
 		    4096;
 	for (unsigned i = 0; i < receivers; i++) {
 		struct pd_worker *w = pd_app.w[i];
