@@ -585,8 +585,9 @@ static void send_received(struct pd_worker *w, struct rte_mbuf **pkts, unsigned 
  * own packets wait in own[*cur] while those of the burst before, in the other, are
  * decided.
  */
-static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
-			   const uint64_t *rxt, struct owned *own, unsigned *cur)
+static inline __attribute__((always_inline)) void
+dispatch_burst_as(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n, const uint64_t *rxt,
+		  struct owned *own, unsigned *cur, const int fwd)
 {
 	struct rte_mbuf *kept[PD_APP_MAX_WORKERS][PD_APP_BURST];
 	struct pd_handoff out[PD_APP_MAX_WORKERS][PD_APP_BURST];
@@ -597,7 +598,6 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 	const unsigned me = w->idx;
 	struct owned *now = &own[*cur];
 	const int timed = w->app->time_src != PD_TIME_NONE;
-	const int fwd = w->app->forward_all;
 	unsigned keyless = 0;
 
 	keys_burst(w, pkts, n, hp, keyed);
@@ -612,7 +612,8 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 		}
 		o = pd_owner_of(hp[i], w->app->nworkers);
 		kept[o][nout[o]] = pkts[i];
-		kport[o][nout[o]] = pkts[i]->port;
+		if (fwd)
+			kport[o][nout[o]] = pkts[i]->port;
 		out[o][nout[o]++] = (struct pd_handoff){hp[i], timed ? rxt[i] : 0};
 	}
 	if (fwd)
@@ -621,12 +622,13 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 		const unsigned o = w->owner[k];
 
 		if (nout[o] != 0)
-			hand_over(w, o, out[o], kept[o], kport[o], nout[o]);
+			hand_over(w, o, out[o], kept[o], fwd ? kport[o] : NULL, nout[o]);
 	}
 	now->n = nout[me];
 	for (unsigned i = 0; i < now->n; i++) {
 		now->m[i] = kept[me][i];
-		now->port[i] = kport[me][i];
+		if (fwd)
+			now->port[i] = kport[me][i];
 		now->h[i] = out[me][i].hash;
 		now->ts[i] = out[me][i].time;
 		if (w->far) /* near: left to the filter's burst, 3.6% more packets a
@@ -635,6 +637,17 @@ static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned
 	}
 	*cur ^= 1;
 	decide_owned(w, &own[*cur]);
+}
+
+/* One received burst with software dispatch, in a copy of its own for --action count
+ * (forward_all), so that the path that waits for verdicts keeps no port per packet. */
+static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
+			   const uint64_t *rxt, struct owned *own, unsigned *cur)
+{
+	if (w->app->forward_all)
+		dispatch_burst_as(w, pkts, n, rxt, own, cur, 1);
+	else
+		dispatch_burst_as(w, pkts, n, rxt, own, cur, 0);
 }
 
 /* Workers past their receive loop (software dispatch's stop). */
