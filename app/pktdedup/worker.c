@@ -494,7 +494,8 @@ static unsigned waiting(const struct pd_worker *w)
  * The lookups of a received burst for owner o, handed over and their packets kept in
  * order. A full ring means the owner is behind: this worker does its share of the
  * waiting work first, then tries once more; a packet that still finds no room is
- * forwarded unchecked (dispatch_full, bypassed), never lost.
+ * forwarded unchecked (dispatch_full, bypassed), never lost. With forward_all the
+ * packets were sent already: m is NULL, and port gives where each came from.
  */
 static void hand_over(struct pd_worker *w, unsigned o, const struct pd_handoff *out,
 		      struct rte_mbuf **m, const uint16_t *port, unsigned n)
@@ -611,9 +612,10 @@ dispatch_burst_as(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n, const
 			continue;
 		}
 		o = pd_owner_of(hp[i], w->app->nworkers);
-		kept[o][nout[o]] = pkts[i];
-		if (fwd)
+		if (fwd) /* the packet is sent below: only its port is kept */
 			kport[o][nout[o]] = pkts[i]->port;
+		else
+			kept[o][nout[o]] = pkts[i];
 		out[o][nout[o]++] = (struct pd_handoff){hp[i], timed ? rxt[i] : 0};
 	}
 	if (fwd)
@@ -622,13 +624,15 @@ dispatch_burst_as(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n, const
 		const unsigned o = w->owner[k];
 
 		if (nout[o] != 0)
-			hand_over(w, o, out[o], kept[o], fwd ? kport[o] : NULL, nout[o]);
+			hand_over(w, o, out[o], fwd ? NULL : kept[o], fwd ? kport[o] : NULL,
+				  nout[o]);
 	}
 	now->n = nout[me];
 	for (unsigned i = 0; i < now->n; i++) {
-		now->m[i] = kept[me][i];
 		if (fwd)
 			now->port[i] = kport[me][i];
+		else
+			now->m[i] = kept[me][i];
 		now->h[i] = out[me][i].hash;
 		now->ts[i] = out[me][i].time;
 		if (w->far) /* near: left to the filter's burst, 3.6% more packets a
