@@ -4,9 +4,10 @@
 #   ns a packet the rings cost beyond the rest of a round (plain: worker.c's polling and
 #     publication), from an A/A run, and the same with both workers' rounds in turn on
 #     one CPU (-t 1: nothing crosses between cores; instructions and cache footprint);
-#   ahead / plain and rounds=16 / plain: the two alternated within one run in slices of
-#     0.1 s (a poll that asks for every ring's new lines before taking any; publication
-#     every 16 busy rounds instead of 4);
+#   ahead / plain, rounds=16 / plain and h8 / plain: the two alternated within one run
+#     in slices of 0.1 s (a poll that asks for every ring's new lines before taking any;
+#     publication every 16 busy rounds instead of 4; lookups of 8 bytes, the hash alone,
+#     as worker.c hands over when untimed, against 16);
 #   merged / separate: one ring each way between a pair, carrying lookups and verdicts
 #     (bench_fanout -M), against a ring of lookups and one of verdicts each way; separate
 #     runs, alternated, the order reversed every round.
@@ -67,12 +68,12 @@ for w in "${counts[@]}"; do # every count checked before the first run
 done
 lscpu | grep -E '^(CPU\(s\)|Model name|L2 cache|L3 cache):' || true
 roundtrip before
-echo "| workers | threads | ns a packet, plain | on one CPU | ahead / plain | rounds=16 / plain | merged / separate |"
-echo "|---:|---:|---:|---:|---:|---:|---:|"
+echo "| workers | threads | ns a packet, plain | on one CPU | ahead / plain | rounds=16 / plain | h8 / plain | merged / separate |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
 for w in "${counts[@]}"; do
 	layout "$w"
 	run() { "$bin" -w "$w" -t "$threads" -c "$cpu0" -s "$secs" "$@"; }
-	: >"$tmp/plain" >"$tmp/solo" >"$tmp/ahead" >"$tmp/r16" >"$tmp/merged"
+	: >"$tmp/plain" >"$tmp/solo" >"$tmp/ahead" >"$tmp/r16" >"$tmp/h8" >"$tmp/merged"
 	for ((r = 1; r <= reps; r++)); do
 		run plain plain >>"$tmp/log"
 		tail -n 1 "$tmp/log" | sed -n 's/.*(medians): plain \([0-9.]*\),.*/\1/p' >>"$tmp/plain"
@@ -80,6 +81,7 @@ for w in "${counts[@]}"; do
 		tail -n 1 "$tmp/log" | sed -n 's/.*(medians): plain \([0-9.]*\),.*/\1/p' >>"$tmp/solo"
 		run plain ahead | tee -a "$tmp/log" | field "B\\/A" >>"$tmp/ahead"
 		run plain rounds=16 | tee -a "$tmp/log" | field "B\\/A" >>"$tmp/r16"
+		run plain h8 | tee -a "$tmp/log" | field "B\\/A" >>"$tmp/h8"
 		if ((r % 2)); then
 			s=$(run | tee -a "$tmp/log" | field plain)
 			m=$(run -M | tee -a "$tmp/log" | field plain)
@@ -90,10 +92,9 @@ for w in "${counts[@]}"; do
 		echo "round $r, $w workers: separate $s, merged $m ns a packet" >>"$tmp/log"
 		awk -v m="$m" -v s="$s" 'BEGIN { printf "%.3f\n", m / s }' >>"$tmp/merged"
 	done
-	printf '| %s | %s | %.1f | %.1f | %.3f | %.3f | %.3f |\n' "$w" "$threads" \
+	printf '| %s | %s | %.1f | %.1f | %.3f | %.3f | %.3f | %.3f |\n' "$w" "$threads" \
 		"$(median <"$tmp/plain")" "$(median <"$tmp/solo")" "$(median <"$tmp/ahead")" \
-		"$(median <"$tmp/r16")" \
-		"$(median <"$tmp/merged")"
+		"$(median <"$tmp/r16")" "$(median <"$tmp/h8")" "$(median <"$tmp/merged")"
 done
 roundtrip after
 echo

@@ -176,12 +176,15 @@ struct pd_app;
  * Software dispatch: a key's lookup handed to the worker that owns it, its packet kept
  * by the worker that received it. The owner sees the hash and the time only, and sends
  * back the verdict; the mbuf never leaves its receiver (docs/speed.md, "Workers":
- * where the mbufs are freed).
+ * where the mbufs are freed). In a ring a lookup takes pd_app.handoff_words 64-bit
+ * words: the key's hash, then, when the run is timed, the packet's time in ns. Untimed
+ * (no window, a filter that reports no delays: the default) the hash alone, 8 lookups
+ * to a line instead of 4, so that half as many lines cross between the cores. The
+ * rings alone (tests/bench/bench_fanout, policy h8): 0.97 of their cost at 8 and 15
+ * workers, 0.85-0.86 when a line takes longer to cross (the 2-core VM's slow round
+ * trip); 2 workers in the application: within the noise (docs/speed.md).
  */
-struct pd_handoff {
-	uint64_t hash; /* the key's hash */
-	uint64_t time; /* the packet's time in ns (0 when untimed) */
-};
+#define PD_HANDOFF_MAX_WORDS 2
 
 /* A receiver's packets waiting for one owner's verdicts, in the order handed over. */
 struct pd_pending {
@@ -250,6 +253,8 @@ struct pd_app {
 	int peer[RTE_MAX_ETHPORTS]; /* where a port's packets leave */
 	char port_name[RTE_MAX_ETHPORTS][RTE_ETH_NAME_MAX_LEN]; /* read at the stop (JSON) */
 	unsigned ring_size;         /* software dispatch: each ring's slots */
+	unsigned handoff_words;     /* software dispatch: 64-bit words a lookup (1: the hash;
+				     * 2: hash and time, when timed) */
 	enum pd_time_src time_src;
 	int replay;                 /* --pcap-in: replay.c's loop, no ports */
 	int want_delay;             /* the filter reports delays: fill the histogram */

@@ -181,6 +181,8 @@ static int dispatch_rings(void)
 {
 	const unsigned n = pd_app.nworkers, slots = 2 * pd_app.ring_size;
 
+	/* a lookup: its hash, and its time when timed (pktdedup.h, PD_HANDOFF_MAX_WORDS) */
+	pd_app.handoff_words = pd_app.time_src != PD_TIME_NONE ? 2 : 1;
 	for (unsigned r = 0; r < n; r++) {
 		struct pd_worker *recv = pd_app.w[r];
 
@@ -192,7 +194,8 @@ static int dispatch_rings(void)
 
 			if (o == r)
 				continue;
-			recv->to[o] = dispatch_ring(sizeof(struct pd_handoff), owner->lcore);
+			recv->to[o] = dispatch_ring(pd_app.handoff_words * sizeof(uint64_t),
+						    owner->lcore);
 			recv->back[o] = dispatch_ring(1, recv->lcore); /* a verdict a byte */
 			p = rte_zmalloc_socket("pd_pending", sizeof(*p) + slots * sizeof(p->m[0]) +
 						       slots * sizeof(p->port[0]),

@@ -6,8 +6,9 @@
  * received and keyed (struct staged).
  *
  * With software dispatch each key has an owner worker (a function of its hash). A
- * worker looks up the keys it owns itself; for the others it hands the lookup (hash and
- * time, struct pd_handoff) to the owner through a single-producer, single-consumer ring,
+ * worker looks up the keys it owns itself; for the others it hands the lookup (the hash,
+ * and the time when timed: pktdedup.h) to the owner through a single-producer,
+ * single-consumer ring,
  * keeps the packet in its list for that owner, and acts on it when the owner's verdict
  * comes back on a second ring. Each worker also decides the lookups handed to it. Only
  * ring slots cross between cores: the mbuf stays with its receiver, which sends or frees
@@ -336,11 +337,12 @@ static void decide_burst(struct pd_worker *w, struct staged *s)
  */
 static unsigned decide_handed(struct pd_worker *w)
 {
-	struct pd_handoff in[PD_APP_BURST];
-	uint64_t h[PD_APP_BURST], ts[PD_APP_BURST];
+	uint64_t in[PD_APP_BURST * PD_HANDOFF_MAX_WORDS];
+	uint64_t h[PD_APP_BURST], ts[PD_APP_BURST]; /* ts: read only when timed */
 	uint8_t v[PD_APP_BURST];
 	unsigned n = 0, took[PD_APP_MAX_WORKERS], r = w->from_next;
 	const int back = w->app->verdicts_back;
+	const unsigned wd = w->app->handoff_words;
 
 	if (w->nfrom == 0)
 		return 0;
@@ -349,10 +351,11 @@ static unsigned decide_handed(struct pd_worker *w)
 					   : PD_APP_BURST - n;
 		const unsigned want = PD_APP_BURST - n < room ? PD_APP_BURST - n : room;
 
-		took[k] = pd_spsc_get(w->from[r], in + n, want, sizeof(in[0]));
+		took[k] = pd_spsc_get(w->from[r], in + n * wd, want, wd * sizeof(in[0]));
 		for (unsigned i = n; i < n + took[k]; i++) {
-			h[i] = in[i].hash;
-			ts[i] = in[i].time;
+			h[i] = in[i * wd];
+			if (wd == 2) /* timed: the packet's time follows its hash */
+				ts[i] = in[i * wd + 1];
 			if (w->far) /* a near filter's own burst prefetches (stage_burst) */
 				pd_filter_prefetch(w->filter, h[i]);
 		}
@@ -491,24 +494,36 @@ static unsigned waiting(const struct pd_worker *w)
 }
 
 /*
- * The lookups of a received burst for owner o, handed over and their packets kept in
- * order. A full ring means the owner is behind: this worker does its share of the
+ * The lookups of a received burst for owner o (their hashes h, and their times t when
+ * timed, else NULL), handed over and their packets kept in order. A full ring means the owner is behind: this worker does its share of the
  * waiting work first, then tries once more; a packet that still finds no room is
  * forwarded unchecked (dispatch_full, bypassed), never lost. With forward_all the
  * packets were sent already: m is NULL, and port gives where each came from.
  */
-static void hand_over(struct pd_worker *w, unsigned o, const struct pd_handoff *out,
+static void hand_over(struct pd_worker *w, unsigned o, const uint64_t *h, const uint64_t *t,
 		      struct rte_mbuf **m, const uint16_t *port, unsigned n)
 {
 	struct pd_pending *p = w->pending[o];
 	const int sent = w->app->forward_all; /* the packets are on their way already */
 	const int back = w->app->verdicts_back;
+	const unsigned wd = w->app->handoff_words;
+	uint64_t both[PD_APP_BURST * PD_HANDOFF_MAX_WORDS];
+	const uint64_t *out = h; /* untimed: the hashes as they are */
 	unsigned q = 0;
+
+	if (t != NULL) { /* timed: each hash and its time (pktdedup.h) */
+		for (unsigned i = 0; i < n; i++) {
+			both[2 * i] = h[i];
+			both[2 * i + 1] = t[i];
+		}
+		out = both;
+	}
 
 	for (int tries = 0; tries < 2 && q < n; tries++) {
 		const unsigned free = back ? p->mask + 1 - (p->tail - p->head) : n - q;
 		const unsigned want = n - q < free ? n - q : free;
-		const unsigned e = pd_spsc_put(w->to[o], out + q, want, sizeof(out[0]));
+		const unsigned e = pd_spsc_put(w->to[o], out + (size_t)q * wd, want,
+					       wd * sizeof(out[0])); /* wd 2: timed */
 
 		/* without verdicts back nothing is kept: the owner counts them */
 		if (back && sent)
@@ -591,7 +606,8 @@ dispatch_burst_as(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n, const
 		  struct owned *own, unsigned *cur, const int fwd)
 {
 	struct rte_mbuf *kept[PD_APP_MAX_WORKERS][PD_APP_BURST];
-	struct pd_handoff out[PD_APP_MAX_WORKERS][PD_APP_BURST];
+	uint64_t out[PD_APP_MAX_WORKERS][PD_APP_BURST]; /* the hashes, by owner */
+	uint64_t tout[PD_APP_MAX_WORKERS][PD_APP_BURST]; /* their times, when timed */
 	uint16_t kport[PD_APP_MAX_WORKERS][PD_APP_BURST];
 	unsigned nout[PD_APP_MAX_WORKERS] = {0};
 	uint64_t hp[PD_APP_BURST];
@@ -616,7 +632,10 @@ dispatch_burst_as(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n, const
 			kport[o][nout[o]] = pkts[i]->port;
 		else
 			kept[o][nout[o]] = pkts[i];
-		out[o][nout[o]++] = (struct pd_handoff){hp[i], timed ? rxt[i] : 0};
+		out[o][nout[o]] = hp[i];
+		if (timed) /* constant for the run: predicted */
+			tout[o][nout[o]] = rxt[i];
+		nout[o]++;
 	}
 	if (fwd)
 		send_received(w, pkts, n, keyed, keyless);
@@ -624,8 +643,8 @@ dispatch_burst_as(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n, const
 		const unsigned o = w->owner[k];
 
 		if (nout[o] != 0)
-			hand_over(w, o, out[o], fwd ? NULL : kept[o], fwd ? kport[o] : NULL,
-				  nout[o]);
+			hand_over(w, o, out[o], timed ? tout[o] : NULL, fwd ? NULL : kept[o],
+				  fwd ? kport[o] : NULL, nout[o]);
 	}
 	now->n = nout[me];
 	for (unsigned i = 0; i < now->n; i++) {
@@ -633,8 +652,8 @@ dispatch_burst_as(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n, const
 			now->port[i] = kport[me][i];
 		else
 			now->m[i] = kept[me][i];
-		now->h[i] = out[me][i].hash;
-		now->ts[i] = out[me][i].time;
+		now->h[i] = out[me][i];
+		now->ts[i] = timed ? tout[me][i] : 0;
 		if (w->far) /* near: left to the filter's burst, 3.6% more packets a
 			     * second with --action count, 32 KiB, 2 workers (docs/speed.md) */
 			pd_filter_prefetch(w->filter, now->h[i]);

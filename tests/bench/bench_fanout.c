@@ -35,7 +35,10 @@
  * publish everything, not whole lines), count (--action count with several ports: a
  * packet handed over is sent at once, its stand-in freed, and its verdict only checked
  * when it comes back, against a byte kept for it), nov (--action count on one port:
- * sent at once and no verdict comes back; the owner counts it), rounds=N (publish every N busy rounds), stage=N
+ * sent at once and no verdict comes back; the owner counts it), h8 (a lookup is its
+ * hash alone, 8 bytes, as the app hands over when untimed; rings of their own, so
+ * that A and B may differ: two h8 policies must agree on nov; not with stage=N), rounds=N (publish every
+ * N busy rounds), stage=N
  * (a worker holds each owner's lookups and hands them over every N rounds, so a round
  * writes to about 1/N of its rings, and publishes them at once). -M runs one ring each
  * way between a pair instead of two (round_merged says how). The run
@@ -94,8 +97,16 @@ struct pending {
 };
 
 struct policy {
-	int ahead, early, pfw, vall, count, nov;
+	int ahead, early, pfw, vall, count, nov, h8;
 	unsigned rounds, stage;
+};
+
+/* The rings between a worker and its peers, and its packets waiting for their verdicts:
+ * a set for 16-byte lookups, one for 8-byte ones (h8), so that A and B may differ. */
+struct rings {
+	struct pd_spsc *to[MAXW], *back[MAXW];    /* as receiver, by owner */
+	struct pd_spsc *from[MAXW], *reply[MAXW]; /* as owner, by receiver */
+	struct pending pend[MAXW];
 };
 
 #define STAGE_MAX 8 /* rounds a lookup may be staged */
@@ -104,9 +115,7 @@ struct worker { /* a line of its own: w[t + 1] shares none with w[t] */
 	_Alignas(64) int cpu;
 	unsigned peers, me; /* peer k is worker k < me ? k : k + 1 (-t 2: the other thread) */
 	struct policy pol;
-	struct pd_spsc *to[MAXW], *back[MAXW];    /* as receiver, by owner */
-	struct pd_spsc *from[MAXW], *reply[MAXW]; /* as owner, by receiver */
-	struct pending pend[MAXW];
+	struct rings set[2]; /* by pol.h8 (RS) */
 	unsigned from_next;
 	struct mb *pool, **free, *own[2][BURST];  /* own[cur ^ 1]: last round's, waiting */
 	unsigned nfree, nown[2], cur;
@@ -122,6 +131,10 @@ struct worker { /* a line of its own: w[t + 1] shares none with w[t] */
 	uint64_t rows, rng, busy, full, wrong;
 	_Atomic uint64_t rounds; /* read by the main thread */
 };
+
+/* The rings of the policy of the moment, and the bytes of its lookups in them. */
+#define RS(w) (&(w)->set[(w)->pol.h8])
+#define LSIZE(w) ((w)->pol.h8 ? sizeof(uint64_t) : sizeof(struct lookup))
 
 static _Atomic int go, stop, which; /* which: the policy now, 0 (A) or 1 (B) */
 static struct policy pols[2];
@@ -198,12 +211,12 @@ static inline uint8_t decide(const struct worker *w, uint64_t h)
 static inline __attribute__((always_inline)) void look_ahead(struct worker *w)
 {
 	for (unsigned k = 0; k < w->peers; k++) {
-		struct pd_spsc *f = w->from[k], *b = w->back[k];
+		struct pd_spsc *f = RS(w)->from[k], *b = RS(w)->back[k];
 		unsigned t;
 
 		t = f->c_tail = atomic_load_explicit(&f->tail, memory_order_acquire);
 		for (unsigned i = f->c_head & ~3u; (int)(i - t) < 0; i += 4)
-			__builtin_prefetch(f->slot + (size_t)(i & f->c_mask) * sizeof(struct lookup));
+			__builtin_prefetch(f->slot + (size_t)(i & f->c_mask) * LSIZE(w));
 		t = b->c_tail = atomic_load_explicit(&b->tail, memory_order_acquire);
 		if (t != b->c_head)
 			__builtin_prefetch(b->slot + (b->c_head & b->c_mask));
@@ -215,10 +228,10 @@ static inline __attribute__((always_inline)) void look_ahead(struct worker *w)
 static inline __attribute__((always_inline)) void read_early(struct worker *w)
 {
 	for (unsigned k = 0; k < w->peers; k++) {
-		struct pd_spsc *f = w->from[k], *b = w->back[k];
+		struct pd_spsc *f = RS(w)->from[k], *b = RS(w)->back[k];
 
 		__builtin_prefetch(&f->tail);
-		__builtin_prefetch(f->slot + (size_t)(f->c_head & f->c_mask) * sizeof(struct lookup));
+		__builtin_prefetch(f->slot + (size_t)(f->c_head & f->c_mask) * LSIZE(w));
 		__builtin_prefetch(&b->tail);
 		__builtin_prefetch(b->slot + (b->c_head & b->c_mask));
 	}
@@ -240,42 +253,48 @@ static inline void prefetch_write(const void *p)
 static inline __attribute__((always_inline)) void write_early(struct worker *w)
 {
 	for (unsigned k = 0; k < w->peers; k++) {
-		struct pd_spsc *t = w->to[k], *v = w->reply[k];
+		struct pd_spsc *t = RS(w)->to[k], *v = RS(w)->reply[k];
 
-		prefetch_write(t->slot + (size_t)(t->p_tail & t->p_mask) * sizeof(struct lookup));
+		prefetch_write(t->slot + (size_t)(t->p_tail & t->p_mask) * LSIZE(w));
 		prefetch_write(v->slot + (v->p_tail & v->p_mask));
 	}
 }
 
-/* worker.c's decide_handed */
+/* worker.c's decide_handed: a lookup is its hash and, in 16 bytes, a word that says
+ * whether its verdict goes back (nov: 1); in 8 bytes (h8) the hash alone, its verdict
+ * back unless nov */
 static unsigned decide_handed(struct worker *w)
 {
-	struct lookup in[BURST];
-	uint8_t v[BURST];
+	uint64_t in[2 * BURST], h[BURST];
+	uint8_t v[BURST], back[BURST];
+	const unsigned wd = (unsigned)(LSIZE(w) / sizeof(uint64_t));
 	unsigned n = 0, took[MAXW], k = w->from_next;
 
 	for (unsigned j = 0; j < w->peers; j++, k = k + 1 == w->peers ? 0 : k + 1) {
-		const unsigned room = pd_spsc_room(w->reply[k], BURST - n);
+		const unsigned room = pd_spsc_room(RS(w)->reply[k], BURST - n);
 		const unsigned want = BURST - n < room ? BURST - n : room;
 
-		took[j] = pd_spsc_get(w->from[k], in + n, want, sizeof(in[0]));
-		for (unsigned i = n; i < n + took[j]; i++)
-			prefetch_row(w, in[i].hash);
+		took[j] = pd_spsc_get(RS(w)->from[k], in + n * wd, want, LSIZE(w));
+		for (unsigned i = n; i < n + took[j] && i < BURST; i++) {
+			h[i] = in[i * wd];
+			back[i] = wd == 2 ? in[i * wd + 1] == 0 : !w->pol.nov;
+			prefetch_row(w, h[i]);
+		}
 		n += took[j];
 	}
 	if (n == 0)
 		return 0;
 	for (unsigned i = 0; i < n && i < BURST; i++) /* (never more: for GCC's warning) */
-		v[i] = decide(w, in[i].hash);
+		v[i] = decide(w, h[i]);
 	k = w->from_next;
 	for (unsigned j = 0, i = 0; j < w->peers; j++, k = k + 1 == w->peers ? 0 : k + 1) {
 		unsigned nv = 0;
 
 		for (unsigned x = i; x < i + took[j] && x < BURST; x++) /* nov: counted here */
-			if (in[x].time == 0)
+			if (back[x])
 				v[i + nv++] = v[x];
 		if (nv != 0)
-			pd_spsc_put(w->reply[k], v + i, nv, 1);
+			pd_spsc_put(RS(w)->reply[k], v + i, nv, 1);
 		i += took[j];
 	}
 	w->from_next = w->from_next + 1 == w->peers ? 0 : w->from_next + 1;
@@ -292,7 +311,7 @@ static void act(struct worker *w, struct mb *m, uint8_t v)
 static void act_decided(struct worker *w)
 {
 	for (unsigned k = 0; k < w->peers; k++) {
-		struct pending *p = &w->pend[k];
+		struct pending *p = &RS(w)->pend[k];
 		unsigned n = BURST;
 
 		if (w->pol.nov && p->tail == p->head) /* nothing waits: the ring not read */
@@ -300,7 +319,7 @@ static void act_decided(struct worker *w)
 		for (unsigned b = 0; b < DRAIN && n == BURST; b++) {
 			uint8_t v[BURST];
 
-			n = pd_spsc_get(w->back[k], v, BURST, 1);
+			n = pd_spsc_get(RS(w)->back[k], v, BURST, 1);
 			for (unsigned i = 0; i < n; i++) {
 				const unsigned at = p->head++ & p->mask;
 
@@ -326,8 +345,8 @@ static void flush_ring(struct pd_spsc *r, int how) /* 0 all, 1 whole lines, 2 st
 static void flush_all(struct worker *w, int how)
 {
 	for (unsigned k = 0; k < w->peers; k++) {
-		flush_ring(w->to[k], how);
-		flush_ring(w->reply[k], w->pol.vall ? 0 : how);
+		flush_ring(RS(w)->to[k], how);
+		flush_ring(RS(w)->reply[k], w->pol.vall ? 0 : how);
 	}
 }
 
@@ -361,7 +380,10 @@ static void receive(struct worker *w, struct lookup out[][BURST], struct mb *kep
 		}
 		o = o < w->me ? o : o - 1;
 		kept[o][nout[o]] = m;
-		out[o][nout[o]++] = (struct lookup){m->hash, (uint64_t)w->pol.nov}; /* 1: no verdict */
+		if (w->pol.h8) /* the hashes alone, packed, as the app writes them */
+			((uint64_t *)out[o])[nout[o]++] = m->hash;
+		else /* time 1: no verdict (nov) */
+			out[o][nout[o]++] = (struct lookup){m->hash, (uint64_t)w->pol.nov};
 	}
 	w->nown[w->cur] = mine;
 }
@@ -369,14 +391,14 @@ static void receive(struct worker *w, struct lookup out[][BURST], struct mb *kep
 static void hand_over(struct worker *w, unsigned k, const struct lookup *out,
 		      struct mb **kept, unsigned n)
 {
-	struct pending *p = &w->pend[k];
+	struct pending *p = &RS(w)->pend[k];
 	const unsigned free = p->mask + 1 - (p->tail - p->head);
 	const unsigned want = n < free ? n : free;
 	unsigned e;
 
 	if (n == 0)
 		return;
-	e = pd_spsc_put(w->to[k], out, want, sizeof(out[0]));
+	e = pd_spsc_put(RS(w)->to[k], out, want, LSIZE(w)); /* h8: hashes packed (receive) */
 	if (w->pol.nov) { /* sent at once, no verdict comes back: the owner counts it */
 		for (unsigned i = 0; i < e; i++)
 			w->free[w->nfree++] = kept[i];
@@ -402,7 +424,7 @@ static void stage_out(struct worker *w, unsigned k)
 
 	hand_over(w, k, w->stg + at, w->stgm + at, w->nstg[k]);
 	w->nstg[k] = 0;
-	pd_spsc_flush(w->to[k]);
+	pd_spsc_flush(RS(w)->to[k]);
 }
 
 static void round_once(struct worker *w)
@@ -484,7 +506,7 @@ static unsigned merged_poll(struct worker *w)
 
 	for (unsigned j = 0; j < w->peers; j++, k = k + 1 == w->peers ? 0 : k + 1) {
 		const unsigned got = pd_spsc_get(w->min[k], in, BURST - n, sizeof(in[0]));
-		struct pending *p = &w->pend[k];
+		struct pending *p = &w->set[0].pend[k];
 
 		for (unsigned i = 0; i < got; i++) {
 			if (in[i].time & VPACK) { /* verdicts for this worker's packets */
@@ -521,7 +543,7 @@ static void round_merged(struct worker *w)
 	receive(w, out, kept, nout);
 	spin(work_ns);
 	for (unsigned k = 0; k < w->peers; k++) {
-		struct pending *p = &w->pend[k];
+		struct pending *p = &w->set[0].pend[k];
 		const unsigned free = w->limit - (p->tail - p->head);
 		const unsigned want = nout[k] < free ? nout[k] : free;
 		unsigned e;
@@ -553,7 +575,7 @@ static void step(struct worker *w)
 	if (w->pol.stage != pols[p].stage) /* hand over what is staged */
 		for (unsigned k = 0; k < w->peers; k++)
 			stage_out(w, k);
-	if (w->pol.rounds != pols[p].rounds) /* publish what waits before a change */
+	if (w->pol.rounds != pols[p].rounds || w->pol.h8 != pols[p].h8) /* publish what waits */
 		merged ? merged_flush(w, 0) : flush_all(w, 0);
 	if (memcmp(&w->pol, &pols[p], sizeof(w->pol)) != 0) /* no store when unchanged */
 		w->pol = pols[p];
@@ -613,6 +635,8 @@ static int parse_one(const char *a, struct policy *p)
 		return p->count = 1, 0;
 	if (strcmp(a, "nov") == 0)
 		return p->nov = 1, 0;
+	if (strcmp(a, "h8") == 0)
+		return p->h8 = 1, 0;
 	if (strncmp(a, "stage=", 6) == 0 && atoi(a + 6) > 1 && atoi(a + 6) <= STAGE_MAX)
 		return p->stage = (unsigned)atoi(a + 6), 0;
 	if (strncmp(a, "rounds=", 7) == 0 && atoi(a + 7) > 0 && atoi(a + 7) <= STALE &&
@@ -657,7 +681,7 @@ static int usage(void)
 		"  WORKERS 2-64 (15); THREADS 1, 2 or WORKERS (2); SECS 1-100 (10); WORK_NS (2000);\n"
 		"  TABLE_MIB a worker (64; 0: none); -M: one ring each way between a pair\n"
 		"  (policies plain and rounds=N only);\n"
-		"  A, B: plain, ahead, early, pfw, vall, count, nov, rounds=N (N divides 64),\n"
+		"  A, B: plain, ahead, early, pfw, vall, count, nov, h8, rounds=N (N divides 64),\n"
 		"  stage=N (N 2-8); parts joined by commas (count,rounds=16) (plain)\n");
 	return 2;
 }
@@ -683,11 +707,15 @@ static void setup(struct worker *w, unsigned nw, unsigned nt, int cpu0, unsigned
 		w[t].rows = (uint64_t)mib << 14;
 		w[t].table = mib != 0 ? alloc((size_t)mib << 20) : NULL;
 		for (unsigned k = 0; k < w[t].peers; k++) {
-			w[t].to[k] = ring(size, sizeof(struct lookup));
-			w[t].back[k] = ring(size, 1);
-			w[t].pend[k].mask = 2 * size - 1;
-			w[t].pend[k].m = alloc(2 * size * sizeof(struct mb *));
-			w[t].pend[k].bit = alloc(2 * size);
+			for (unsigned s = 0; s < 2; s++) {
+				struct rings *r = &w[t].set[s];
+
+				r->to[k] = ring(size, s ? sizeof(uint64_t) : sizeof(struct lookup));
+				r->back[k] = ring(size, 1);
+				r->pend[k].mask = 2 * size - 1;
+				r->pend[k].m = alloc(2 * size * sizeof(struct mb *));
+				r->pend[k].bit = alloc(2 * size);
+			}
 			w[t].mout[k] = ring(size, sizeof(struct lookup));
 		}
 		w[t].limit = size / 2;
@@ -700,8 +728,10 @@ static void setup(struct worker *w, unsigned nw, unsigned nt, int cpu0, unsigned
 			const unsigned j = nt == 2 ? 1 - t : k < t ? k : k + 1;
 			const unsigned kk = nt == 2 ? k : t < j ? t : t - 1;
 
-			w[j].from[kk] = w[t].to[k];
-			w[j].reply[kk] = w[t].back[k];
+			for (unsigned s = 0; s < 2; s++) {
+				w[j].set[s].from[kk] = w[t].set[s].to[k];
+				w[j].set[s].reply[kk] = w[t].set[s].back[k];
+			}
 			w[j].min[kk] = w[t].mout[k];
 		}
 }
@@ -738,10 +768,19 @@ int main(int argc, char **argv)
 		return usage();
 	for (int i = 0; i < 2 && merged; i++)
 		if (pols[i].ahead || pols[i].early || pols[i].pfw || pols[i].vall || pols[i].stage ||
-		    pols[i].count || pols[i].nov) {
+		    pols[i].count || pols[i].nov || pols[i].h8) {
 			fprintf(stderr, "bench_fanout: with -M, only plain and rounds=N\n");
 			return 2;
 		}
+	if ((pols[0].h8 && pols[0].stage) || (pols[1].h8 && pols[1].stage)) {
+		fprintf(stderr, "bench_fanout: h8 and stage=N do not go together\n");
+		return 2;
+	}
+	if (pols[0].h8 && pols[1].h8 && pols[0].nov != pols[1].nov) {
+		fprintf(stderr, "bench_fanout: two h8 policies share their rings: both nov or "
+			"neither\n");
+		return 2;
+	}
 	nwk = nt == 1 ? 2 : nt; /* -t 1 runs the two workers of -t 2 on one CPU */
 	setup(w, nw, nwk, cpu0, mib);
 	if (nt == 1)
@@ -782,7 +821,7 @@ int main(int argc, char **argv)
 	printf("%u workers on %u threads (from CPU %d), rings of %u, work %u ns a round, table "
 	       "%u MiB, %u pairs of %u ms; ns a packet beyond the work (medians): %s %.1f, "
 	       "%s %.1f, B/A %.3f; ring full %.3f%%, wrong %llu\n",
-	       nw, nt, cpu0, w[0].to[0]->p_mask + 1, work_ns, mib, pairs,
+	       nw, nt, cpu0, w[0].set[0].to[0]->p_mask + 1, work_ns, mib, pairs,
 	       SLICE_MS, names[0], median(ns[0], pairs), names[1], median(ns[1], pairs),
 	       median(ratio, pairs), 100.0 * (double)full / (double)(rounds * BURST),
 	       (unsigned long long)wrong);
