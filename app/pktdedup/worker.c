@@ -7,13 +7,13 @@
  *
  * With software dispatch each key has an owner worker (a function of its hash). A
  * worker looks up the keys it owns itself; for the others it hands the lookup (the hash,
- * and the time when timed: pktdedup.h) to the owner through a single-producer,
- * single-consumer ring,
- * keeps the packet in its list for that owner, and acts on it when the owner's verdict
- * comes back on a second ring. Each worker also decides the lookups handed to it. Only
- * ring slots cross between cores: the mbuf stays with its receiver, which sends or frees
- * it into its own mempool cache (docs/speed.md, "Workers": where the mbufs are
- * freed). Frames without a key never wait: the receiver acts on them at once.
+ * and the time when timed: pktdedup.h) to the owner through a single-producer, single-
+ * consumer ring, keeps the packet in its list for that owner, and acts on it when the
+ * owner's verdict comes back on a second ring. Each worker also decides the lookups
+ * handed to it. Only ring slots cross between cores: the mbuf stays with its receiver,
+ * which sends or frees it into its own mempool cache (docs/speed.md, "Workers": where
+ * the mbufs are freed). Frames without a key never wait: the receiver acts on them at
+ * once.
  *
  * With --action count (pd_app.forward_all) every packet goes on whatever its verdict, so
  * none waits: the receiver sends each burst as it came (send_received) and the verdicts
@@ -495,9 +495,10 @@ static unsigned waiting(const struct pd_worker *w)
 
 /*
  * The lookups of a received burst for owner o (their hashes h, and their times t when
- * timed, else NULL), handed over and their packets kept in order. A full ring means the owner is behind: this worker does its share of the
- * waiting work first, then tries once more; a packet that still finds no room is
- * forwarded unchecked (dispatch_full, bypassed), never lost. With forward_all the
+ * timed, else NULL), handed over and their packets kept in order. A full ring means
+ * the owner is behind: this worker does its share of the waiting work first, then
+ * tries once more; a packet that still finds no room is forwarded unchecked
+ * (dispatch_full, bypassed), never lost. With forward_all the
  * packets were sent already: m is NULL, and port gives where each came from.
  */
 static void hand_over(struct pd_worker *w, unsigned o, const uint64_t *h, const uint64_t *t,

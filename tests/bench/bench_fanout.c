@@ -37,17 +37,17 @@
  * when it comes back, against a byte kept for it), nov (--action count on one port:
  * sent at once and no verdict comes back; the owner counts it), h8 (a lookup is its
  * hash alone, 8 bytes, as the app hands over when untimed; rings of their own, so
- * that A and B may differ: two h8 policies must agree on nov; not with stage=N), rounds=N (publish every
- * N busy rounds), stage=N
- * (a worker holds each owner's lookups and hands them over every N rounds, so a round
- * writes to about 1/N of its rings, and publishes them at once). -M runs one ring each
- * way between a pair instead of two (round_merged says how). The run
- * alternates A and B in slices of 100 ms (ABBA): the development VM's core-to-core
- * round trip switches between about 110 and 550 ns within seconds, so runs seconds apart
- * do not compare, slices 0.1 s apart mostly do. Prints the medians of ns a packet
- * received beyond WORK, per policy, and of the pairs' ratios B/A, the share of packets
- * that found a ring full (forwarded unchecked in the app), and verdicts that did not
- * match their packet (a wrong ring protocol; exit status 1).
+ * that A and B may differ: two h8 policies must agree on nov; not with stage=N),
+ * rounds=N (publish every N busy rounds), stage=N (a worker holds each owner's lookups
+ * and hands them over every N rounds, so a round writes to about 1/N of its rings, and
+ * publishes them at once). -M runs one ring each way between a pair instead of two
+ * (round_merged says how). The run alternates A and B in slices of 100 ms (ABBA): the
+ * development VM's core-to-core round trip switches between about 110 and 550 ns
+ * within seconds, so runs seconds apart do not compare, slices 0.1 s apart mostly do.
+ * Prints the medians of ns a packet received beyond WORK, per policy, and of the
+ * pairs' ratios B/A, the share of packets that found a ring full (forwarded unchecked
+ * in the app), and verdicts that did not match their packet (a wrong ring protocol;
+ * exit status 1).
  *
  *   bench_fanout [-w WORKERS] [-t THREADS] [-c FIRST_CPU] [-s SECS] [-n WORK_NS]
  *                [-m TABLE_MIB] [-M] [A [B]]
@@ -398,7 +398,7 @@ static void hand_over(struct worker *w, unsigned k, const struct lookup *out,
 
 	if (n == 0)
 		return;
-	e = pd_spsc_put(RS(w)->to[k], out, want, LSIZE(w)); /* h8: hashes packed (receive) */
+	e = pd_spsc_put(RS(w)->to[k], out, want, LSIZE(w)); /* h8: packed hashes (receive) */
 	if (w->pol.nov) { /* sent at once, no verdict comes back: the owner counts it */
 		for (unsigned i = 0; i < e; i++)
 			w->free[w->nfree++] = kept[i];
