@@ -498,8 +498,8 @@ static unsigned waiting(const struct pd_worker *w)
  * timed, else NULL), handed over and their packets kept in order. A full ring means
  * the owner is behind: this worker does its share of the waiting work first, then
  * tries once more; a packet that still finds no room is forwarded unchecked
- * (dispatch_full, bypassed), never lost. With forward_all the
- * packets were sent already: m is NULL, and port gives where each came from.
+ * (dispatch_full, bypassed), never lost. With forward_all the packets were sent
+ * already: m is NULL, and port gives where each came from.
  */
 static void hand_over(struct pd_worker *w, unsigned o, const uint64_t *h, const uint64_t *t,
 		      struct rte_mbuf **m, const uint16_t *port, unsigned n)
