@@ -182,7 +182,8 @@ struct pd_app;
  * to a line instead of 4, so that half as many lines cross between the cores. The
  * rings alone (tests/bench/bench_fanout, policy h8): 0.97 of their cost at 8 and 15
  * workers, 0.85-0.86 when a line takes longer to cross (the 2-core VM's slow round
- * trip); 2 workers in the application: within the noise (docs/speed.md).
+ * trip); 2 workers in the application: within the noise at the fast round trip, count
+ * 1.033 and drop 1.018 at the slow one (docs/speed.md).
  */
 #define PD_HANDOFF_MAX_WORDS 2
 
