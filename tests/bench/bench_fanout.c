@@ -61,6 +61,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -619,24 +620,24 @@ static void *run_solo(void *arg)
 	return NULL;
 }
 
+/* The policies that are a switch: each name and the flag it sets. */
+static const struct {
+	const char *name;
+	size_t at; /* offsetof(struct policy, the flag) */
+} switches[] = {
+	{"ahead", offsetof(struct policy, ahead)}, {"early", offsetof(struct policy, early)},
+	{"pfw", offsetof(struct policy, pfw)},     {"vall", offsetof(struct policy, vall)},
+	{"count", offsetof(struct policy, count)}, {"nov", offsetof(struct policy, nov)},
+	{"h8", offsetof(struct policy, h8)},
+};
+
 static int parse_one(const char *a, struct policy *p)
 {
 	if (strcmp(a, "plain") == 0)
 		return 0;
-	if (strcmp(a, "ahead") == 0)
-		return p->ahead = 1, 0;
-	if (strcmp(a, "early") == 0)
-		return p->early = 1, 0;
-	if (strcmp(a, "pfw") == 0)
-		return p->pfw = 1, 0;
-	if (strcmp(a, "vall") == 0)
-		return p->vall = 1, 0;
-	if (strcmp(a, "count") == 0)
-		return p->count = 1, 0;
-	if (strcmp(a, "nov") == 0)
-		return p->nov = 1, 0;
-	if (strcmp(a, "h8") == 0)
-		return p->h8 = 1, 0;
+	for (size_t i = 0; i < sizeof(switches) / sizeof(switches[0]); i++)
+		if (strcmp(a, switches[i].name) == 0)
+			return *(int *)((char *)p + switches[i].at) = 1, 0;
 	if (strncmp(a, "stage=", 6) == 0 && atoi(a + 6) > 1 && atoi(a + 6) <= STAGE_MAX)
 		return p->stage = (unsigned)atoi(a + 6), 0;
 	if (strncmp(a, "rounds=", 7) == 0 && atoi(a + 7) > 0 && atoi(a + 7) <= STALE &&
