@@ -142,8 +142,13 @@ static inline unsigned pd_spsc_put(struct pd_spsc *r, const void *src, unsigned 
 	at = r->p_tail & r->p_mask;
 	first = r->p_mask + 1 - at < n ? r->p_mask + 1 - at : n;
 	memcpy(r->slot + (size_t)at * esize, src, (size_t)first * esize);
-	memcpy(r->slot, (const unsigned char *)src + (size_t)first * esize,
-	       (size_t)(n - first) * esize);
+	/* The slots past the ring's end, rarely any: libc's memcpy of 0 bytes is a call
+	 * all the same. Skipped, a ring visited (a put of 2 slots and a get, 14 rings, one
+	 * CPU) took 10.9 ns instead of 12.4, and 19.5 instead of 22.5 with one ring of 16
+	 * a put (tests/bench/bench_spsc.c, the two builds in turn, 10 and 6 times). */
+	if (n > first)
+		memcpy(r->slot, (const unsigned char *)src + (size_t)first * esize,
+		       (size_t)(n - first) * esize);
 	r->p_tail += n;
 	if (r->p_tail - r->p_pub >= r->p_batch)
 		pd_spsc_flush_lines(r);
@@ -166,8 +171,9 @@ static inline unsigned pd_spsc_get(struct pd_spsc *r, void *dst, unsigned n, siz
 	at = r->c_head & r->c_mask;
 	first = r->c_mask + 1 - at < n ? r->c_mask + 1 - at : n;
 	memcpy(dst, r->slot + (size_t)at * esize, (size_t)first * esize);
-	memcpy((unsigned char *)dst + (size_t)first * esize, r->slot,
-	       (size_t)(n - first) * esize);
+	if (n > first) /* as in pd_spsc_put */
+		memcpy((unsigned char *)dst + (size_t)first * esize, r->slot,
+		       (size_t)(n - first) * esize);
 	r->c_head += n;
 	atomic_store_explicit(&r->head, r->c_head, memory_order_release);
 	return n;
