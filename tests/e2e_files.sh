@@ -156,7 +156,8 @@ echo "ok: --snapshot LINK writes where the link points, the link stays"
 
 # a snapshot in use: the second run is refused; a FIFO as the snapshot is refused at once
 mkfifo feed
-{ head -c 24 cap.pcap; sleep 30; } >feed &
+# exec: killing the feeder ends the sleep, which would hold the test's output open
+{ head -c 24 cap.pcap; exec sleep 30; } >feed &
 feeder=$!
 "$bin" --pcap-in feed --snapshot shared >/dev/null 2>first.err &
 first=$!

@@ -125,8 +125,9 @@ echo "ok: timestamps after 2038 written as read"
 mk stream "$tmp/stream.pcap" 3000
 mkfifo "$tmp/fifo"
 head -c $((24 + 1000 * (16 + 64))) "$tmp/stream.pcap" >"$tmp/part.pcap"
-# the feeder writes 1000 frames, then keeps the pipe open (no end of file)
-{ cat "$tmp/part.pcap"; sleep 30; } >"$tmp/fifo" &
+# the feeder writes 1000 frames, then keeps the pipe open (no end of file); exec, so that
+# killing it ends the sleep, which would hold the test's output open for 30 s
+{ cat "$tmp/part.pcap"; exec sleep 30; } >"$tmp/fifo" &
 feeder=$!
 rc=0
 "$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/int-out.pcap" --filter exact --key packet \
