@@ -36,12 +36,40 @@ tmp=$(mktemp -d)
 prefix=pdinl$$
 trap 'rm -rf "$tmp" /var/run/dpdk/$prefix' EXIT
 
+# Runs pktdedup on ports fed by files (the arguments) until its counter line says it
+# received RX packets, every frame of its files, then stops it with SIGINT as a user
+# would: a run takes what the machine needs (half a second here), not a fixed 3 or 4.
+# Its status; 137 if it was still running 20 s after the SIGINT. Its stderr goes to
+# $tmp/err, with a counter line every 100 ms.
+until_rx() { # rx pktdedup-command...
+	local want=$1 pid i
+	shift
+	"$@" --stats-interval 100ms >/dev/null 2>"$tmp/err" &
+	pid=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q "s rx $want " "$tmp/err" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -INT "$pid" 2>/dev/null || true
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null || true
+		return 137
+	fi
+	wait "$pid"
+}
+
 run() { # in out json pktdedup-options...
 	local rc=0
-	timeout --preserve-status -s INT 3 "$bin" --no-huge -m 512 --no-pci --no-shconf \
+	until_rx "$($tool frames "$1" | wc -l)" "$bin" --no-huge -m 512 --no-pci --no-shconf \
 		--file-prefix "$prefix" --log-level '*:warning' -l 0 \
 		--vdev "net_pcap0,rx_pcap=$1,tx_pcap=$2" -- --ports 0 --stats-json "$3" \
-		"${@:4}" >/dev/null 2>"$tmp/err" || rc=$?
+		"${@:4}" || rc=$?
 	[ "$rc" -eq 0 ] || { echo "FAIL: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
 	python3 -c 'import json,sys
 t = json.load(open(sys.argv[1]))["total"]
@@ -136,7 +164,7 @@ PY
 # fifteen) and a fixed seed none of the 2048 keys meets another's fingerprint. A copy
 # passes only if bypassed at a full ring, and the run says how many were. The exact
 # filter's run is timed (its delays): a lookup handed over carries the packet's time, so
-# every copy's delay is under a second (the run takes four), and most are 1 us or more
+# every copy's delay is under a second, and most are 1 us or more
 # (an original and its copy come from queues read by workers that take turns on one
 # CPU: 99% of them in three runs; a time lost on the way reads as 0 or as decades).
 $tool frames "$tmp/mirror.pcap" | sort -u >"$tmp/want.txt"
@@ -146,11 +174,11 @@ spread() { # workers filter-options...
 	$tool split "$tmp/mirror.pcap" "$n" "$tmp/part"
 	for ((i = 0; i < n; i++)); do vdev+=",rx_pcap=$tmp/part.$i.pcap"; done
 	for ((i = 0; i < n; i++)); do vdev+=",tx_pcap=$tmp/out.$i.pcap"; done
-	timeout --preserve-status -s INT -k 20 4 "$bin" --no-huge -m 768 --no-pci --no-shconf \
+	until_rx 4096 "$bin" --no-huge -m 768 --no-pci --no-shconf \
 		--file-prefix "$prefix" --log-level '*:warning' --log-level 'pktdedup:info' \
 		--lcores "(0-$((n - 1)))@0" --vdev "$vdev" \
 		-- --ports 0 --dispatch software --key packet "$@" --action drop \
-		--stats-json "$tmp/three.json" >/dev/null 2>"$tmp/err" || rc=$?
+		--stats-json "$tmp/three.json" || rc=$?
 	[ "$rc" -ne 137 ] ||
 		{ echo "FAIL: $n workers $*: still running 20 s after SIGINT (killed)" >&2; exit 1; }
 	[ "$rc" -eq 0 ] || { echo "FAIL: $n workers $*: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
@@ -197,17 +225,17 @@ ring 128 # 2048 / 14 receivers, rounded down to a power of two
 # worker sends its queue's frames as they came, in order (nothing waits for a verdict),
 # and the counts are exact: 2048 duplicates, all on port 0, though most copies were
 # decided by a worker that did not receive them.
-count_run() { # what lcores ports json --vdev...: software dispatch, exact, --action count
-	local what=$1 lcores=$2 ports=$3 json=$4 rc=0
-	shift 4
-	timeout --preserve-status -s INT -k 20 4 "$bin" --no-huge -m 768 --no-pci --no-shconf \
+count_run() { # what rx lcores ports json --vdev...: software dispatch, exact, --action count
+	local what=$1 rx=$2 lcores=$3 ports=$4 json=$5 rc=0
+	shift 5
+	until_rx "$rx" "$bin" --no-huge -m 768 --no-pci --no-shconf \
 		--file-prefix "$prefix" --log-level '*:warning' --lcores "$lcores" "$@" \
 		-- --ports "$ports" --dispatch software --key packet --filter exact \
-		--action count --stats-json "$json" >/dev/null 2>"$tmp/err" || rc=$?
+		--action count --stats-json "$json" || rc=$?
 	[ "$rc" -eq 0 ] || { echo "FAIL: $what: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
 }
 $tool split "$tmp/mirror.pcap" 3 "$tmp/c3"
-count_run "count, three workers" '(0-2)@0' 0 "$tmp/c3.json" \
+count_run "count, three workers" 4096 '(0-2)@0' 0 "$tmp/c3.json" \
 	--vdev "net_pcap0,rx_pcap=$tmp/c3.0.pcap,rx_pcap=$tmp/c3.1.pcap,rx_pcap=$tmp/c3.2.pcap,tx_pcap=$tmp/c3o.0.pcap,tx_pcap=$tmp/c3o.1.pcap,tx_pcap=$tmp/c3o.2.pcap"
 for i in 0 1 2; do # worker i receives queue i and sends on its own TX queue
 	$tool frames "$tmp/c3.$i.pcap" >"$tmp/c3want.txt"
@@ -236,13 +264,12 @@ PY
 # frames out are the input's distinct frames, each once, none passed unchecked, and no
 # mbuf is left behind.
 rc=0
-timeout --preserve-status -s INT 4 "$bin" --no-huge -m 768 --no-pci --no-shconf \
+until_rx 4096 "$bin" --no-huge -m 768 --no-pci --no-shconf \
 	--file-prefix "$prefix" --log-level '*:warning' --log-level 'pktdedup:info' \
 	--lcores '0@0,1@0,2@0' \
 	--vdev "net_pcap0,rx_pcap=$tmp/mirror.pcap,tx_pcap=$tmp/one.0.pcap,tx_pcap=$tmp/one.1.pcap,tx_pcap=$tmp/one.2.pcap" \
 	-- --ports 0 --dispatch software --dispatch-ring 4096 --key packet --filter qhtlru \
-	--memory 16M --seed 7 --action drop --stats-json "$tmp/one.json" >/dev/null \
-	2>"$tmp/err" || rc=$?
+	--memory 16M --seed 7 --action drop --stats-json "$tmp/one.json" || rc=$?
 [ "$rc" -eq 0 ] || { echo "FAIL: one receiver: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
 grep -q "dispatch software (rings), worker 0 receives" "$tmp/err" ||
 	{ echo "FAIL: one receiver: not worker 0 alone: $(cat "$tmp/err")" >&2; exit 1; }
@@ -315,11 +342,10 @@ pair() { # RX queues a port
 		for ((i = 0; i < nq; i++)); do v[-1]+=",rx_pcap=$tmp/pair.$((p * nq + i)).pcap"; done
 		v[-1]+=",tx_pcap=$tmp/p$p.0.pcap,tx_pcap=$tmp/p$p.1.pcap"
 	done
-	timeout --preserve-status -s INT -k 20 4 "$bin" --no-huge -m 768 --no-pci --no-shconf \
+	until_rx 4096 "$bin" --no-huge -m 768 --no-pci --no-shconf \
 		--file-prefix "$prefix" --log-level '*:warning' --log-level 'pktdedup:info' \
 		--lcores '0@0,1@0' "${v[@]}" -- --ports 0,1 --dispatch software --key packet \
-		--filter exact --action count --stats-json "$tmp/pair.json" >/dev/null \
-		2>"$tmp/err" || rc=$?
+		--filter exact --action count --stats-json "$tmp/pair.json" || rc=$?
 	[ "$rc" -eq 0 ] || { echo "FAIL: a pair of ports, $nq queues: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
 	[ "$nq" -gt 1 ] || who="worker 0 receives"
 	grep -q "dispatch software (rings), $who" "$tmp/err" ||
@@ -347,7 +373,7 @@ pair 2
 # are exactly its own input's (no frame is in both), and every frame leaves.
 $tool split "$tmp/mirror.pcap" 2 "$tmp/cm"
 $tool split "$in" 2 "$tmp/cf"
-count_run "count by port" '0@0,1@0' 0,1 "$tmp/cnt.json" \
+count_run "count by port" $((4096 + n)) '0@0,1@0' 0,1 "$tmp/cnt.json" \
 	--vdev "net_pcap0,rx_pcap=$tmp/cm.0.pcap,rx_pcap=$tmp/cm.1.pcap,tx_pcap=$tmp/c0.0.pcap,tx_pcap=$tmp/c0.1.pcap" \
 	--vdev "net_pcap1,rx_pcap=$tmp/cf.0.pcap,rx_pcap=$tmp/cf.1.pcap,tx_pcap=$tmp/c1.0.pcap,tx_pcap=$tmp/c1.1.pcap"
 read -r fdups _ _ <<<"$($tool count "$exp" packet)"
