@@ -1,6 +1,6 @@
 # Sourced by the tests/e2e_*.sh scripts after `set -euo pipefail`: the binary under test
 # (first argument), the fixture pcap/dups.pcap and its generator's expectations, the
-# pcap helper, and a JSON reader.
+# pcap helper, a JSON reader, and until_rx for runs on ports fed by files.
 bin=$1
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tool="python3 $root/tests/pcap_tool.py"
@@ -9,4 +9,32 @@ exp=$root/pcap/dups-expected.txt
 
 json() { # file key -> number from the "total" object
 	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"][sys.argv[2]])' "$1" "$2"
+}
+
+# Runs pktdedup on ports fed by files (the arguments) until its counter line says it
+# received RX packets, every frame of its files, then stops it with SIGINT as a user
+# would: a run takes what the machine needs (half a second here), not a fixed 3 or 4.
+# Its status; 137 if it was still running 20 s after the SIGINT. Its stderr goes to
+# $tmp/err (the test's scratch directory), with a counter line every 100 ms.
+until_rx() { # rx pktdedup-command...
+	local want=$1 pid i
+	shift
+	"$@" --stats-interval 100ms >/dev/null 2>"$tmp/err" &
+	pid=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q "s rx $want " "$tmp/err" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -INT "$pid" 2>/dev/null || true
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null || true
+		return 137
+	fi
+	wait "$pid"
 }

@@ -36,34 +36,6 @@ tmp=$(mktemp -d)
 prefix=pdinl$$
 trap 'rm -rf "$tmp" /var/run/dpdk/$prefix' EXIT
 
-# Runs pktdedup on ports fed by files (the arguments) until its counter line says it
-# received RX packets, every frame of its files, then stops it with SIGINT as a user
-# would: a run takes what the machine needs (half a second here), not a fixed 3 or 4.
-# Its status; 137 if it was still running 20 s after the SIGINT. Its stderr goes to
-# $tmp/err, with a counter line every 100 ms.
-until_rx() { # rx pktdedup-command...
-	local want=$1 pid i
-	shift
-	"$@" --stats-interval 100ms >/dev/null 2>"$tmp/err" &
-	pid=$!
-	for ((i = 0; i < 300; i++)); do
-		grep -q "s rx $want " "$tmp/err" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -INT "$pid" 2>/dev/null || true
-	for ((i = 0; i < 200; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid"
-		wait "$pid" 2>/dev/null || true
-		return 137
-	fi
-	wait "$pid"
-}
-
 run() { # in out json pktdedup-options...
 	local rc=0
 	until_rx "$($tool frames "$1" | wc -l)" "$bin" --no-huge -m 512 --no-pci --no-shconf \

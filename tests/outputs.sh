@@ -52,11 +52,11 @@ for in in "$root"/pcap/{dups,keys,mirror,tap,tap-late}.pcap "$tmp"/{sll,sll2,raw
 done >"$tmp/got"
 in=$root/pcap/dups.pcap
 for action in drop mark; do
-	timeout --preserve-status -s INT 3 "$bin" --no-huge -m 512 --no-pci --no-shconf \
+	until_rx "$($tool frames "$in" | wc -l)" "$bin" --no-huge -m 512 --no-pci --no-shconf \
 		--file-prefix "$prefix" --log-level '*:warning' -l 0 \
 		--vdev "net_pcap0,rx_pcap=$in,tx_pcap=$tmp/inline.pcap" -- --ports 0 \
-		--filter exact --key packet --action $action --stats-json "$tmp/j.json" \
-		>/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
+		--filter exact --key packet --action $action --stats-json "$tmp/j.json" ||
+		{ cat "$tmp/err" >&2; exit 1; }
 	# net_pcap stamps what it sends with the time of sending: the frames are compared
 	echo "$($tool frames "$tmp/inline.pcap" | sha256sum | cut -c1-16) -" \
 		"$(counters "$tmp/j.json") $(basename "$in") inline-$action"
