@@ -48,6 +48,14 @@ def frames(path):
     return [r[2] for r in records(path)]
 
 
+def records_ns(path):
+    """(timestamp in ns, frame) of every record: nanosecond or microsecond pcap."""
+    with open(path, "rb") as fh:
+        nano = struct.unpack("<I", fh.read(4))[0] in (0xA1B23C4D, 0x4D3CB2A1)
+    unit = 1 if nano else 1000
+    return [(sec * 10 ** 9 + frac * unit, f) for sec, frac, f in records(path)]
+
+
 NG_SHB, NG_IDB, NG_SPB, NG_EPB = 0x0A0D0D0A, 1, 3, 6
 
 

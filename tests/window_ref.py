@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Reference for the window tests, independent of pktdedup's code (scapy decodes the
-frames; Debian's python3-scapy, so run with /usr/bin/python3; the indices commands read
-the pcap records with struct alone, since importing scapy takes half a second and
-e2e_window asks for indices a hundred times):
+frames; Debian's python3-scapy, so run with /usr/bin/python3; the records are read with
+pcap_tool.py, and scapy is imported only to decode or write frames: the import takes
+half a second, and e2e_window asks for indices a hundred times):
 
     window_ref.py normalise IN OUT       OUT: each frame as a packet broker compares it:
                                          MACs zeroed, VLAN tags removed, IPv4 TTL and
@@ -28,34 +28,9 @@ seen before has a reference time T, the newest time among its earlier copies (se
 the time of its last copy kept (delivered); it is a duplicate iff t <= T + W (a copy
 newer than the frame counts as within the window).
 """
-import struct
 import sys
 
-MAGICS = {  # pcap's magic number as read little-endian: (byte order, ns a sub-second unit)
-    0xA1B2C3D4: ("<", 1000), 0xD4C3B2A1: (">", 1000),
-    0xA1B23C4D: ("<", 1), 0x4D3CB2A1: (">", 1),
-}
-
-
-def records(path):
-    """(timestamp ns, frame bytes) of every record, nanosecond or microsecond pcap."""
-    with open(path, "rb") as fh:
-        data = fh.read()
-    if len(data) < 24 or struct.unpack_from("<I", data)[0] not in MAGICS:
-        sys.exit("%s: not a pcap file" % path)
-    order, unit = MAGICS[struct.unpack_from("<I", data)[0]]
-    rec = struct.Struct(order + "IIII")
-    out, at = [], 24
-    while at + 16 <= len(data):
-        sec, sub, caplen, _ = rec.unpack_from(data, at)
-        at += 16
-        if at + caplen > len(data):
-            sys.exit("%s: record cut short" % path)
-        out.append((sec * 10 ** 9 + sub * unit, data[at:at + caplen]))
-        at += caplen
-    if at != len(data):
-        sys.exit("%s: %d bytes after the last record" % (path, len(data) - at))
-    return out
+from pcap_tool import records_ns as records  # this directory: the standard library only
 
 
 def normalise(frame):
