@@ -24,17 +24,20 @@
 #define PD_APP_BURST 32
 #define PD_APP_MAX_WORKERS 64
 /* Software dispatch: a ring's slots are published to the other core in batches of this
- * many, or after PD_APP_DISPATCH_ROUNDS rounds of the worker loop, in whole lines
- * (spsc.h). Every PD_APP_DISPATCH_STALE rounds a ring that published nothing since the
- * last such check publishes what is left; a worker that receives less than full
- * bursts publishes everything at once (worker.c, dispatch_flush). */
+ * many, or after PD_APP_DISPATCH_ROUNDS rounds of the worker loop (ROUNDS_NOV when no
+ * verdict comes back: nothing waits for the lookups), in whole lines (spsc.h). Every
+ * PD_APP_DISPATCH_STALE rounds a ring that published nothing since the last such check
+ * publishes what is left; a worker that receives less than full bursts publishes
+ * everything at once (worker.c, dispatch_flush). */
 #define PD_APP_DISPATCH_BATCH 64u
 #define PD_APP_DISPATCH_ROUNDS 4
+#define PD_APP_DISPATCH_ROUNDS_NOV 16
 #define PD_APP_DISPATCH_STALE 64
 /* Software dispatch: bursts of lookups decided, and of verdicts acted on from each
  * owner, at most, each time a worker turns to them (worker.c, dispatch_poll) */
 #define PD_APP_DISPATCH_DRAIN 4
-_Static_assert(PD_APP_DISPATCH_STALE % PD_APP_DISPATCH_ROUNDS == 0,
+_Static_assert(PD_APP_DISPATCH_STALE % PD_APP_DISPATCH_ROUNDS == 0 &&
+		       PD_APP_DISPATCH_STALE % PD_APP_DISPATCH_ROUNDS_NOV == 0,
 	       "the stale check runs at a flush round (worker.c)");
 /* --dispatch-ring: lookups that may wait for one owner, from all its receivers */
 #define PD_APP_RING_DEFAULT 2048u

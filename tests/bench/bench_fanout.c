@@ -15,7 +15,8 @@
  * verdicts come back (the stand-in read, the verdict checked against it, the stand-in
  * freed). The rings are sized, published and polled as worker.c and ports.c do: rings
  * of --dispatch-ring's default split among the receivers, whole lines published every
- * 4 busy rounds, stale rings every 64, up to 4 bursts a poll.
+ * 4 busy rounds, stale rings every 64, up to 4 bursts a poll. worker.c publishes every
+ * 16 busy rounds when no verdict comes back: its nov is nov,rounds=16 here.
  *
  * Three ways to run W workers:
  *  - on W threads, one a CPU (-t W): the rings' lines cross between W cores, as with W
