@@ -51,7 +51,7 @@
  * exit status 1).
  *
  *   bench_fanout [-w WORKERS] [-t THREADS] [-c FIRST_CPU] [-s SECS] [-n WORK_NS]
- *                [-m TABLE_MIB] [-M] [A [B]]
+ *                [-m TABLE_MIB] [-r RING_LOOKUPS] [-M] [A [B]]
  *
  * A benchmark, not a test: scripts/bench_fanout.sh runs a sweep.
  */
@@ -78,6 +78,7 @@
 #define ROUNDS 4           /* PD_APP_DISPATCH_ROUNDS */
 #define STALE 64           /* PD_APP_DISPATCH_STALE */
 #define RING_LOOKUPS 2048u /* PD_APP_RING_DEFAULT */
+static unsigned ring_lookups = RING_LOOKUPS; /* -r: --dispatch-ring */
 #define BATCH 64u          /* PD_APP_DISPATCH_BATCH */
 #define POOL 65536u        /* stand-ins a worker has */
 #define SLICE_MS 100
@@ -679,9 +680,10 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: bench_fanout [-w WORKERS] [-t THREADS] [-c FIRST_CPU] [-s SECS]\n"
-		"                    [-n WORK_NS] [-m TABLE_MIB] [-M] [A [B]]\n"
+		"                    [-n WORK_NS] [-m TABLE_MIB] [-r RING_LOOKUPS] [-M] [A [B]]\n"
 		"  WORKERS 2-64 (15); THREADS 1, 2 or WORKERS (2); SECS 1-100 (10); WORK_NS (2000);\n"
-		"  TABLE_MIB a worker (64; 0: none); -M: one ring each way between a pair\n"
+		"  TABLE_MIB a worker (64; 0: none); RING_LOOKUPS: --dispatch-ring, 128 to 2^20\n"
+		"  (2048); -M: one ring each way between a pair\n"
 		"  (policies plain and rounds=N only);\n"
 		"  A, B: plain, ahead, early, pfw, vall, count, nov, h8, rounds=N (N divides 64),\n"
 		"  stage=N (N 2-8); parts joined by commas (count,rounds=16) (plain)\n");
@@ -694,7 +696,7 @@ static void setup(struct worker *w, unsigned nw, unsigned nt, int cpu0, unsigned
 	const int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned size = 128;
 
-	while (size * 2 <= RING_LOOKUPS / (nw - 1)) /* ports.c's dispatch_ring_size */
+	while (size * 2 <= ring_lookups / (nw - 1)) /* ports.c's dispatch_ring_size */
 		size *= 2;
 	for (unsigned t = 0; t < nt; t++) {
 		w[t].cpu = (cpu0 + (int)t) % ncpu; /* more threads than CPUs: a check, not a rate */
@@ -748,7 +750,7 @@ int main(int argc, char **argv)
 	uint64_t full = 0, rounds = 0, wrong = 0;
 	const char *names[2];
 
-	while ((c = getopt(argc, argv, "w:t:c:s:n:m:M")) != -1) {
+	while ((c = getopt(argc, argv, "w:t:c:s:n:m:r:M")) != -1) {
 		const long v = optarg != NULL ? atol(optarg) : 0;
 
 		switch (c) {
@@ -758,6 +760,7 @@ int main(int argc, char **argv)
 		case 's': secs = (unsigned)v; break;
 		case 'n': work_ns = (unsigned)v; break;
 		case 'm': mib = (unsigned)v; break;
+		case 'r': ring_lookups = v >= 128 && v <= 1 << 20 ? (unsigned)v : 0; break;
 		case 'M': merged = 1; break;
 		default: return usage();
 		}
@@ -765,8 +768,8 @@ int main(int argc, char **argv)
 	names[0] = optind < argc ? argv[optind] : "plain";
 	names[1] = optind + 1 < argc ? argv[optind + 1] : "plain";
 	if (nw < 2 || nw > MAXW || (nt > 2 && nt != nw) || nt < 1 || secs < 1 || secs > 100 ||
-	    cpu0 < 0 || mib > 4096 || argc - optind > 2 || parse_policy(names[0], &pols[0]) ||
-	    parse_policy(names[1], &pols[1]))
+	    cpu0 < 0 || mib > 4096 || ring_lookups == 0 || argc - optind > 2 ||
+	    parse_policy(names[0], &pols[0]) || parse_policy(names[1], &pols[1]))
 		return usage();
 	for (int i = 0; i < 2 && merged; i++)
 		if (pols[i].ahead || pols[i].early || pols[i].pfw || pols[i].vall || pols[i].stage ||
