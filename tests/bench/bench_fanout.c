@@ -14,9 +14,10 @@
  * hash's low bit) and sends the verdicts back, one ring per receiver; and acts on the
  * verdicts come back (the stand-in read, the verdict checked against it, the stand-in
  * freed). The rings are sized, published and polled as worker.c and ports.c do: rings
- * of --dispatch-ring's default split among the receivers, whole lines published every
- * 4 busy rounds, stale rings every 64, up to 4 bursts a poll. worker.c publishes every
- * 16 busy rounds when no verdict comes back: its nov is nov,rounds=16 here.
+ * of --dispatch-ring's default (or -r's) split among the receivers, whole lines
+ * published every 4 busy rounds, stale rings every 64, up to 4 bursts a poll. worker.c
+ * publishes every 16 busy rounds when no verdict comes back: its nov is nov,rounds=16
+ * here.
  *
  * Three ways to run W workers:
  *  - on W threads, one a CPU (-t W): the rings' lines cross between W cores, as with W
@@ -78,10 +79,11 @@
 #define ROUNDS 4           /* PD_APP_DISPATCH_ROUNDS */
 #define STALE 64           /* PD_APP_DISPATCH_STALE */
 #define RING_LOOKUPS 2048u /* PD_APP_RING_DEFAULT */
-static unsigned ring_lookups = RING_LOOKUPS; /* -r: --dispatch-ring */
 #define BATCH 64u          /* PD_APP_DISPATCH_BATCH */
 #define POOL 65536u        /* stand-ins a worker has */
 #define SLICE_MS 100
+
+static unsigned ring_lookups = RING_LOOKUPS; /* -r: --dispatch-ring */
 
 struct lookup { /* struct pd_handoff */
 	uint64_t hash, time;

@@ -3,9 +3,10 @@
  * The instructions of software dispatch's rings (app/pktdedup/spsc.h), nothing crossing
  * between cores: on one thread, a round puts N slots of 8 bytes (a lookup's hash) in
  * each of R rings of Z slots, publishes whole lines every 4 rounds as worker.c does
- * when verdicts come back (PD_APP_DISPATCH_ROUNDS), and takes up to 32 from each ring. With 15 workers a
- * receiver hands each of its 14 owners about 2 lookups a round (-r 14 -n 2, the
- * default, rings of 128 slots); with 2 workers, one owner 16 (-r 1 -n 16 -z 2048).
+ * when verdicts come back (PD_APP_DISPATCH_ROUNDS), and takes up to 32 from each ring.
+ * With 15 workers a receiver hands each of its 14 owners about 2 lookups a round (-r 14
+ * -n 2, the default, rings of 128 slots); with 2 workers, one owner 16 (-r 1 -n 16 -z
+ * 2048).
  * Prints the median over 9 runs of ns per ring visited (a put and a get). To compare
  * two versions of spsc.h, build this at each and run them in turn, on one CPU
  * (taskset -c 1). A benchmark, not a test.
