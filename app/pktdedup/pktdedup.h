@@ -39,6 +39,9 @@
 _Static_assert(PD_APP_DISPATCH_STALE % PD_APP_DISPATCH_ROUNDS == 0 &&
 		       PD_APP_DISPATCH_STALE % PD_APP_DISPATCH_ROUNDS_NOV == 0,
 	       "the stale check runs at a flush round (worker.c)");
+_Static_assert((PD_APP_DISPATCH_ROUNDS & (PD_APP_DISPATCH_ROUNDS - 1)) == 0 &&
+		       (PD_APP_DISPATCH_ROUNDS_NOV & (PD_APP_DISPATCH_ROUNDS_NOV - 1)) == 0,
+	       "the flush rounds are powers of two (worker.c masks the round count)");
 /* --dispatch-ring: lookups that may wait for one owner, from all its receivers */
 #define PD_APP_RING_DEFAULT 2048u
 #define PD_APP_RING_MIN 128u

@@ -693,8 +693,8 @@ int pd_worker_main(void *arg)
 	unsigned busy = 0; /* rounds of full bursts since dispatch_flush(FLUSH_ALL) */
 	/* publish every this many busy rounds: with no verdict back nothing waits for
 	 * the lookups, and publishing less often costs the owners fewer lines */
-	const unsigned flush_rounds = w->app->verdicts_back ? PD_APP_DISPATCH_ROUNDS
-							   : PD_APP_DISPATCH_ROUNDS_NOV;
+	const unsigned flush_mask = (w->app->verdicts_back ? PD_APP_DISPATCH_ROUNDS
+							    : PD_APP_DISPATCH_ROUNDS_NOV) - 1;
 	unsigned rounds = 0;
 	uint64_t next_tick = 0;
 
@@ -770,7 +770,7 @@ int pd_worker_main(void *arg)
 			if (got < full) {
 				dispatch_flush(w, FLUSH_ALL);
 				busy = 0;
-			} else if (++busy % flush_rounds == 0) {
+			} else if ((++busy & flush_mask) == 0) { /* a mask: no division */
 				dispatch_flush(w, busy % PD_APP_DISPATCH_STALE == 0
 							  ? FLUSH_STALE : FLUSH_LINES);
 			}
