@@ -29,7 +29,7 @@ mergecap -I none -w m.pcapng u.pcap u2.pcap
 editcap -a 3:"first comment" -a 501:"second comment" m.pcapng in.pcapng
 cat in.pcapng | "$bin" --pcap-in - --pcap-out - --key packet --filter exact >out.pcap \
 	2>err.txt || { cat err.txt >&2; fail "the pipeline failed"; }
-editcap -D 1000000 in.pcapng editcap.pcapng >/dev/null 2>&1
+editcap -D "$(nframes in.pcapng)" in.pcapng editcap.pcapng >/dev/null 2>&1
 cmp out.pcap editcap.pcapng || fail "pipeline: not editcap -D's file"
 [ "$($tool ngblocks out.pcap | grep -c '^0x1 ')" -eq 2 ] || fail "pipeline: not 2 interfaces"
 [ "$($tool ngpackets out.pcap | awk '$7 != ""' | wc -l)" -eq 2 ] ||
@@ -46,7 +46,7 @@ editcap -r "$in" b.pcap 601-1200
 mergecap -I none -w ab.pcapng a.pcap b.pcap
 # frame 8 is a whole-frame copy (pcap/dups-expected.txt: index 7, packet-l2-none)
 editcap -a 1:"kept" -a 8:"a copy" ab.pcapng dups.pcapng
-editcap -D 1000000 dups.pcapng want.pcapng >/dev/null 2>&1
+editcap -D "$(nframes dups.pcapng)" dups.pcapng want.pcapng >/dev/null 2>&1
 "$bin" --pcap-in dups.pcapng --pcap-out got.pcapng --dup-out copies.pcapng "${l2[@]}" \
 	--stats-json got.json
 cmp got.pcapng want.pcapng || fail "pcapng, whole frames: not editcap -D's file"
@@ -85,7 +85,7 @@ echo "ok: a section length given in the input is written as not given (-1)"
 editcap -F pcapng "$in" one.pcapng
 $tool ngspb one.pcapng spb.pcapng
 "$bin" --pcap-in spb.pcapng --pcap-out spb-out.pcapng "${l2[@]}"
-editcap -D 1000000 one.pcapng one-want.pcapng >/dev/null 2>&1
+editcap -D "$(nframes one.pcapng)" one.pcapng one-want.pcapng >/dev/null 2>&1
 cmp <($tool ngpackets spb-out.pcapng | awk '{print $1, $2, $3}') \
 	<($tool ngpackets one-want.pcapng | awk '{print "spb", $5, $6}') ||
 	fail "simple packet blocks: not editcap -D's frames"
@@ -93,12 +93,13 @@ echo "ok: simple packet blocks come back as simple blocks, editcap -D's frames"
 
 # 3. --out-format
 "$bin" --pcap-in dups.pcapng --pcap-out got.pcap --out-format pcap "${l2[@]}"
-editcap -F nsecpcap -D 1000000 dups.pcapng want.pcap >/dev/null 2>&1
+editcap -F nsecpcap -D "$(nframes dups.pcapng)" dups.pcapng want.pcap >/dev/null 2>&1
 cmp <(tail -c +25 got.pcap) <(tail -c +25 want.pcap) ||
 	fail "--out-format pcap: not editcap -F nsecpcap -D's records"
 for f in dups tap; do
 	"$bin" --pcap-in "$root/pcap/$f.pcap" --pcap-out $f.pcapng --out-format pcapng "${l2[@]}"
-	editcap -F pcapng -D 1000000 "$root/pcap/$f.pcap" $f-want.pcapng >/dev/null 2>&1
+	editcap -F pcapng -D "$(nframes "$root/pcap/$f.pcap")" "$root/pcap/$f.pcap" \
+		$f-want.pcapng >/dev/null 2>&1
 	cmp <($tool ngpackets $f.pcapng) <($tool ngpackets $f-want.pcapng) ||
 		fail "--out-format pcapng ($f.pcap): not editcap's packets"
 	cmp <($tool ngblocks $f.pcapng | grep '^0x1 ') \
@@ -130,7 +131,7 @@ echo "ok: without --out-format the output's name sets its format (.pcapng, .ntar
 
 # 4. --bpf: outside the filter untouched, inside deduplicated alone
 tcpdump -r "$in" -w match.pcap 'vlan and udp' 2>/dev/null
-editcap -F pcap -D 1000000 match.pcap match-ed.pcap >/dev/null 2>&1
+editcap -F pcap -D "$(nframes match.pcap)" match.pcap match-ed.pcap >/dev/null 2>&1
 "$bin" --pcap-in "$in" --pcap-out bpf.pcap --bpf 'vlan and udp' --stats-json bpf.json "${l2[@]}"
 $tool bpf-expect "$in" match.pcap match-ed.pcap >want.txt 2>outside.txt
 cmp want.txt <($tool frames bpf.pcap) || fail "--bpf: not the expected frames"

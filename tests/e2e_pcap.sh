@@ -38,7 +38,7 @@ sys.exit(0 if j["accounted"] and j["mbufs_in_use"] == 0 and j["ports"] == []
 # 1. whole frames against editcap -D (window larger than the file: exact dedup)
 "$bin" --pcap-in "$in" --pcap-out "$tmp/l2.pcap" --filter exact --key packet \
 	--compare-from l2 --ignore none --stats-json "$tmp/l2.json" >/dev/null 2>&1
-editcap -F pcap -D 1000000 "$in" "$tmp/editcap.pcap" >/dev/null
+editcap -F pcap -D "$(nframes "$in")" "$in" "$tmp/editcap.pcap" >/dev/null
 $tool frames "$tmp/editcap.pcap" >"$tmp/editcap.txt"
 $tool frames "$tmp/l2.pcap" >"$tmp/l2.txt"
 diff -q "$tmp/editcap.txt" "$tmp/l2.txt" >/dev/null ||
@@ -51,7 +51,8 @@ check_counts "$tmp/l2.json" packet-l2-none drop
 # a nanosecond pcap stays one, timestamps to the nanosecond
 "$bin" --pcap-in "$root/pcap/tap.pcap" --pcap-out "$tmp/tap.pcap" --filter exact --key packet \
 	--compare-from l2 --ignore none >/dev/null 2>&1
-editcap -F nsecpcap -D 1000000 "$root/pcap/tap.pcap" "$tmp/tap-editcap.pcap" >/dev/null
+editcap -F nsecpcap -D "$(nframes "$root/pcap/tap.pcap")" "$root/pcap/tap.pcap" \
+	"$tmp/tap-editcap.pcap" >/dev/null
 cmp "$tmp/tap-editcap.pcap" "$tmp/tap.pcap" ||
 	{ echo "FAIL: nanosecond pcap/tap.pcap: not editcap -F nsecpcap -D's file" >&2; exit 1; }
 echo "ok: nanosecond pcap/tap.pcap = editcap -F nsecpcap -D, byte for byte"
