@@ -88,7 +88,8 @@ echo "ok: count: all $n frames out in order; $dups duplicates, $uniq unique, $no
 
 python3 "$root/scripts/gen_udp_pcap.py" "$tmp/mirror.pcap" 4096 --mirror 64
 run "$tmp/mirror.pcap" "$tmp/mdrop.pcap" "$tmp/mdrop.json" --filter exact --key packet --action drop
-editcap -F pcap -D "$(nframes "$tmp/mirror.pcap")" "$tmp/mirror.pcap" "$tmp/editcap.pcap" >/dev/null 2>&1
+editcap -F pcap -D "$(nframes "$tmp/mirror.pcap")" "$tmp/mirror.pcap" "$tmp/editcap.pcap" \
+	>/dev/null 2>&1
 $tool frames "$tmp/editcap.pcap" >"$tmp/want.txt"
 $tool frames "$tmp/mdrop.pcap" >"$tmp/got.txt"
 diff -q "$tmp/want.txt" "$tmp/got.txt" >/dev/null ||
