@@ -143,6 +143,10 @@ echo "ok: --version"
 rc=0
 "$bin" --pcap-in "$tmp/none.pcap" >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 1 ] && grep -q "No such file" "$tmp/err" || { echo "FAIL: missing pcap ($rc)" >&2; exit 1; }
+rc=0 # an output that cannot be created: its path once, then the reason
+"$bin" --pcap-in "$in" --pcap-out "$tmp/none/o.pcap" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -qx "pktdedup: --pcap-out $tmp/none/o.pcap: No such file or directory" \
+	"$tmp/err" || { cat "$tmp/err" >&2; echo "FAIL: --pcap-out in no directory ($rc)" >&2; exit 1; }
 echo "this is not a capture" >"$tmp/text.pcap"
 rc=0
 "$bin" --pcap-in "$tmp/text.pcap" >/dev/null 2>"$tmp/err" || rc=$?
