@@ -339,6 +339,107 @@ static void test_other_plans(void **state)
 	assert_float_equal(p.predicted_fpr, 0.0, 0.0);
 }
 
+static int same_params(const struct pd_filter_params *a, const struct pd_filter_params *b)
+{
+	return a->type == b->type && a->memory_bytes == b->memory_bytes && a->seed == b->seed &&
+	       a->target_fpr == b->target_fpr && a->expected_n == b->expected_n && a->k == b->k &&
+	       a->sbf_max == b->sbf_max && a->sbf_p == b->sbf_p &&
+	       a->rsbf_pstar == b->rsbf_pstar && a->qht_b == b->qht_b && a->qht_f == b->qht_f &&
+	       a->fpbuf_q == b->fpbuf_q && a->window == b->window &&
+	       a->equal_timers == b->equal_timers && a->window_mode == b->window_mode;
+}
+
+/*
+ * pd_filter_create_planned() plans its plan again to check it, and builds the filter from
+ * that second plan: so planning what pd_plan() made must give it back unchanged, for
+ * every filter, size, target, gap and window.
+ */
+static void test_plan_fixed_point(void **state)
+{
+	static const uint64_t mem[] = {64, 4096, 1 << 20, 64 << 20};
+	static const double fpr[] = {0.1, 0.01, 1e-6};
+	static const uint64_t gap[] = {0, 100000};
+	unsigned n = 0;
+
+	(void)state;
+	for (unsigned t = 0; t < PD_FILTER_COUNT; t++)
+		for (unsigned m = 0; m < sizeof(mem) / sizeof(mem[0]); m++)
+			for (unsigned r = 0; r < sizeof(fpr) / sizeof(fpr[0]); r++)
+				for (unsigned g = 0; g < 2; g++)
+					for (uint64_t w = 0; w <= 1000000; w += 1000000) {
+		struct pd_filter_params in = {.type = (enum pd_filter_type)t,
+					      .memory_bytes = mem[m], .seed = 5,
+					      .target_fpr = fpr[r], .expected_n = gap[g],
+					      .window = w};
+		struct pd_plan a, b;
+		struct pd_error err;
+
+		if (pd_plan(&in, &a, &err) != 0)
+			continue; /* a window on a filter without one, a budget too small */
+		if (pd_plan(&a.params, &b, &err) != 0)
+			fail_msg("%s %llu bytes, fpr %g, gap %llu, window %llu: planned again: %s",
+				 pd_filter_type_name(in.type), (unsigned long long)mem[m], fpr[r],
+				 (unsigned long long)gap[g], (unsigned long long)w, err.msg);
+		if (!same_params(&a.params, &b.params) || a.predicted_fpr != b.predicted_fpr)
+			fail_msg("%s %llu bytes, fpr %g, gap %llu, window %llu: planned again, "
+				 "the plan changed", pd_filter_type_name(in.type),
+				 (unsigned long long)mem[m], fpr[r], (unsigned long long)gap[g],
+				 (unsigned long long)w);
+		n++;
+	}
+	assert_true(n >= PD_FILTER_COUNT * 8); /* every filter, planned */
+}
+
+/*
+ * A plan changed by its caller is checked, not trusted: each tunable the filter has, set
+ * to 0 (the planner fills it in again) or far out of range (refused, "plan: ..."), gives
+ * a filter that works or NULL with a message, never a crash. Before the check, a k of 0
+ * divided by zero (the bit-array filters), a b or f of 0 read out of bounds (the qht
+ * family, qhtlru) and an sbf Max of 0 trapped.
+ */
+static void test_plan_tampered(void **state)
+{
+	unsigned refused = 0, built = 0;
+
+	(void)state;
+	for (unsigned t = 0; t < PD_FILTER_COUNT; t++)
+		for (unsigned field = 0; field < 6; field++)
+			for (unsigned v = 0; v < 2; v++) {
+		struct pd_plan pl = plan((struct pd_filter_params){
+			.type = (enum pd_filter_type)t, .memory_bytes = 1 << 16, .seed = 1});
+		struct pd_filter_params *q = &pl.params;
+		const uint32_t x = v == 0 ? 0 : 100000;
+		struct pd_error err = {0};
+		struct pd_filter *f;
+
+		switch (field) {
+		case 0: q->k = x; break;
+		case 1: q->sbf_max = x; break;
+		case 2: q->qht_b = x; break;
+		case 3: q->qht_f = x; break;
+		case 4: q->rsbf_pstar = v == 0 ? 0.0 : 2.0; break;
+		default: q->fpbuf_q = v == 0 ? 0.0 : -1.0; break;
+		}
+		f = pd_filter_create_planned(&pl, &err);
+		if (f == NULL) {
+			assert_memory_equal(err.msg, "plan: ", 6);
+			refused++;
+			continue;
+		}
+		uint64_t keys[64];
+		uint8_t out[64];
+
+		for (unsigned i = 0; i < 64; i++)
+			keys[i] = (i % 32) * 0x9e3779b97f4a7c15ULL;
+		pd_filter_burst_u64(f, keys, NULL, out, 64);
+		for (unsigned i = 0; i < 64; i++) /* 32 keys, then each again */
+			assert_int_equal(out[i], i < 32 ? PD_DISTINCT : PD_DUPLICATE);
+		pd_filter_destroy(f);
+		built++;
+	}
+	assert_true(refused > 0 && built > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +451,8 @@ int main(void)
 		cmocka_unit_test(test_sbf_fnr),
 		cmocka_unit_test(test_bloom_plan),
 		cmocka_unit_test(test_other_plans),
+		cmocka_unit_test(test_plan_fixed_point),
+		cmocka_unit_test(test_plan_tampered),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

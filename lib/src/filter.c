@@ -59,6 +59,7 @@ struct pd_filter *pd_filter_create(const struct pd_filter_params *params, struct
 struct pd_filter *pd_filter_create_planned(const struct pd_plan *plan, struct pd_error *err)
 {
 	struct pd_filter_params p;
+	struct pd_plan checked;
 	struct pd_filter *f = NULL;
 
 	if (plan == NULL) {
@@ -70,6 +71,20 @@ struct pd_filter *pd_filter_create_planned(const struct pd_plan *plan, struct pd
 		pd_err(err, PD_EINVAL, "type: %d is not a filter", (int)p.type);
 		return NULL;
 	}
+	/* The constructors trust their parameters (a zero k divides, a zero b indexes
+	 * nothing), and a plan is a plain struct a caller can change: it is planned again,
+	 * which checks every field, fills any left zero, and leaves what pd_plan() made as
+	 * it was (test_plan: plan_fixed_point). */
+	if (pd_plan(&plan->params, &checked, err) != 0) {
+		if (err != NULL) {
+			char why[sizeof(err->msg)];
+
+			snprintf(why, sizeof(why), "%s", err->msg);
+			pd_err(err, err->code, "plan: %s", why);
+		}
+		return NULL;
+	}
+	p = checked.params;
 	f = pd_filter_desc(p.type)->create(&p, err);
 	if (f == NULL) { /* the variants say what failed; the filter's name goes first */
 		if (err != NULL) {

@@ -73,12 +73,14 @@ PD_API
 int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_error *err);
 
 /**
- * Create a filter from a plan pd_plan() made, without planning again: an application
- * that plans once (to check and report the plan) hands the same plan to each of its
- * filters. plan->params are taken as they are; pd_filter_create(params) is
- * pd_plan(params) then this.
- * @return the filter, or NULL with *err (a NULL plan, a type that is no filter, or what
- *         the filter's constructor refuses: memory).
+ * Create a filter from a plan pd_plan() made: an application that plans once (to check
+ * and report the plan) hands the same plan to each of its filters. plan->params are
+ * checked by planning them again, which gives back what pd_plan() made unchanged (about
+ * 30 us for the qht family, less for the others), so a plan changed by its caller is
+ * refused ("plan: " and the field at fault) or, for a field set to 0, filled in as
+ * pd_plan() would. pd_filter_create(params) is pd_plan(params) then this.
+ * @return the filter, or NULL with *err (a NULL plan, a type that is no filter, a field
+ *         out of range, or what the filter's constructor refuses: memory).
  */
 PD_API
 struct pd_filter *pd_filter_create_planned(const struct pd_plan *plan, struct pd_error *err);
