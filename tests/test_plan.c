@@ -337,6 +337,20 @@ static void test_other_plans(void **state)
 	assert_int_equal(p.params.window, p.capacity);
 	p = plan((struct pd_filter_params){.type = PD_FILTER_EXACT});
 	assert_float_equal(p.predicted_fpr, 0.0, 0.0);
+
+	/* qhtlru: a b too large for any row is named as such, before any f is chosen */
+	struct pd_error err = {0};
+	struct pd_plan out;
+
+	assert_int_equal(pd_plan(&(struct pd_filter_params){.type = PD_FILTER_QHTLRU,
+							    .memory_bytes = 1 << 20, .qht_b = 100},
+				 &out, &err), -1);
+	assert_string_equal(err.msg, "qht_b: 100 is out of range 1..64");
+	assert_int_equal(pd_plan(&(struct pd_filter_params){.type = PD_FILTER_QHTLRU,
+							    .memory_bytes = 1 << 20, .qht_b = 20,
+							    .window = 1000},
+				 &out, &err), -1);
+	assert_string_equal(err.msg, "qht_b: 20 is out of range 1..14 (a windowed row)");
 }
 
 static int same_params(const struct pd_filter_params *a, const struct pd_filter_params *b)

@@ -346,6 +346,9 @@ static int qhtlru_plan(struct pd_filter_params *p, double target, uint64_t gap,
 
 	if (p->qht_f > 32)
 		return pd_err(err, PD_EINVAL, "qht_f: %u is out of range 1..32", p->qht_f);
+	if (p->qht_b > (w ? 14u : 64u) && p->qht_f == 0) /* no f to name yet */
+		return pd_err(err, PD_EINVAL, "qht_b: %u is out of range 1..%u%s", p->qht_b,
+			      w ? 14u : 64u, w ? " (a windowed row)" : "");
 	if (p->qht_b > 64 || (p->qht_f != 0 && p->qht_b > qhtlru_lanes(p->qht_f, w)))
 		return pd_err(err, PD_EINVAL, w ? "qht_b: %u lanes of %u bits do not fit in a "
 			      "windowed 64-byte row (at most 14 of up to 26 bits or 7 of up to 32)" :
