@@ -108,7 +108,7 @@ static int lcore_mask(const char *s, cpu_set_t *want)
 	if (n == 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		const int d = s[n - 1 - i];
+		const int d = (unsigned char)s[n - 1 - i];
 		const int v = isdigit(d) ? d - '0' : isxdigit(d) ? tolower(d) - 'a' + 10 : -1;
 
 		if (v < 0)
