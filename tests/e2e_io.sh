@@ -10,6 +10,7 @@
 #    bypassed; the matching ones are deduplicated as editcap -D does them alone;
 #  - progress: shown on a terminal (script(1) gives one), never with --quiet or a pipe;
 #  - gzip'd captures give the plain capture's outputs; a cut or damaged one says why.
+#  - a pcapng of two link types stops at the second type, the frames before it written.
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
 tmp=$(mktemp -d)
@@ -259,3 +260,24 @@ rc=0
 	{ cat bad.out >&2; fail "damaged gzip: status $rc"; }
 echo "ok: gzip'd pcap and pcapng (file, pipe, two members) give the plain outputs; a cut or" \
 	"damaged one stops with gzip's reason, status 1"
+
+# 8. a pcapng of two link types: libpcap reads one a file, so the reading stops at the
+#    first interface of another type, status 1. Two sections (Ethernet, then raw IP, both
+#    written by editcap): the first section's frames are read, and the output is what the
+#    first section alone gives. mergecap's file, whose interfaces both come first: no frame.
+editcap -T rawip -F pcapng "$root/pcap/tap.pcap" raw.pcapng
+cat tap.pcapng raw.pcapng >mixed.pcapng
+rc=0
+"$bin" --pcap-in mixed.pcapng --pcap-out mixed-out.pcapng "${l2[@]}" 2>mixed.err || rc=$?
+[ "$rc" -eq 1 ] && grep -q "interface has a type 101 different from the type of the first \
+interface after $(nframes tap.pcapng) frames; those frames are processed and written" mixed.err &&
+	cmp mixed-out.pcapng tap-plain.pcapng ||
+	{ cat mixed.err >&2; fail "pcapng of two link types in two sections: status $rc"; }
+mergecap -I none -w merged.pcapng "$root/pcap/tap.pcap" raw.pcapng
+rc=0
+"$bin" --pcap-in merged.pcapng --pcap-out merged-out.pcap "${l2[@]}" 2>merged.err || rc=$?
+[ "$rc" -eq 1 ] && grep -q "different from the type of the first interface before its first \
+frame: no frame was read" merged.err ||
+	{ cat merged.err >&2; fail "pcapng of two link types, interfaces first: status $rc"; }
+echo "ok: pcapng of two link types: stops at the second type's interface, status 1, with" \
+	"the frames before it written ($(nframes tap.pcapng) of $(nframes mixed.pcapng))"

@@ -466,7 +466,10 @@ void pd_replay_summary(FILE *out)
 			" block%s (%" PRIu64 " bytes) left out of the outputs: more than 64 MiB"
 			" of such blocks came between two packets; every packet is kept\n",
 			R.in_name, left_out, left_out == 1 ? "" : "s", bytes);
-	if (R.damaged)
+	if (R.damaged && R.frames == 0)
+		fprintf(out, "pktdedup: error: --pcap-in %s: %s before its first frame: no"
+			" frame was read\n", R.in_name, R.why);
+	else if (R.damaged)
 		fprintf(out, "pktdedup: error: --pcap-in %s: %s after %" PRIu64 " frames; those"
 			" frames are processed and written, the rest of the file is not\n",
 			R.in_name, R.why, R.frames);
