@@ -21,7 +21,8 @@
 #  - three workers with software dispatch and --action count on one port: each worker's
 #    frames out in its queue's order (none waits for a verdict), the duplicates exact;
 #  - three workers with software dispatch and one RX queue: worker 0 receives, workers
-#    1 and 2 only decide; exactly one of each distinct frame out;
+#    1 and 2 only decide; exactly one of each distinct frame out; with one TX queue the
+#    port is refused at start (status 2), and a pool too small for it is named;
 #  - two workers with software dispatch stop while one shares its CPU with a busy
 #    loop: both leave, every packet accounted for;
 #  - a pair of ports with software dispatch, one RX queue each (worker 0 receives both)
@@ -262,6 +263,26 @@ print("ok: software dispatch, worker 0 receives: %d frames of 4096 out, the %d d
       "ones (%d and %d decided by workers 1 and 2, %d bypassed at a full ring)" % (len(got),
       len(want), w[1]["dispatched_in"], w[2]["dispatched_in"], t["dispatch_full"]))
 PY
+
+# The same port with one TX file, so one TX queue, for three workers: refused at start
+# (status 2), naming the port's queues and what to change, not the port's EINVAL. A pool
+# too small for infinite_rx (which keeps every frame of the file in an mbuf): the RX
+# queue and the pool's size are named.
+rc=0
+"$bin" --no-huge -m 512 --no-pci --no-shconf --file-prefix "$prefix" --log-level '*:warning' \
+	--lcores '0@0,1@0,2@0' --vdev "net_pcap0,rx_pcap=$tmp/mirror.pcap,tx_pcap=$tmp/q.pcap" \
+	-- --ports 0 >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "port 0 (net_pcap0) has 1 TX queue, and each of the 3 workers sends on \
+one of its own: use --workers 1" "$tmp/err" ||
+	{ echo "FAIL: one TX queue, three workers: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
+rc=0
+"$bin" --no-huge -m 512 --no-pci --no-shconf --file-prefix "$prefix" --log-level '*:warning' \
+	-l 0 --vdev "net_pcap0,rx_pcap=$tmp/mirror.pcap,infinite_rx=1" -- --ports 0 \
+	--mbufs 2048 >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "port 0: RX queue 0: Invalid argument (its pool holds 2048 mbufs" \
+	"$tmp/err" || { echo "FAIL: infinite_rx, a small pool: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
+echo "ok: a port with fewer TX queues than workers: status 2 and what to change; a pool" \
+	"too small for infinite_rx: its size named"
 
 # The stop with software dispatch while one worker's CPU is shared with a busy loop, so
 # that it is descheduled for milliseconds at random points (between handing its last

@@ -64,8 +64,12 @@ static int port_setup(uint16_t port, unsigned nrxq, struct rte_mempool *const *p
 	for (unsigned q = 0; q < nrxq; q++) {
 		rc = rte_eth_rx_queue_setup(port, (uint16_t)q, rxd, socket < 0 ? 0 : (unsigned)socket,
 					    NULL, pools[q]);
-		if (rc != 0)
+		if (rc != 0) { /* net_pcap's infinite_rx keeps a file's every frame in the pool */
+			PD_LOG(ERR, "port %u: RX queue %u: %s (its pool holds %u mbufs: --mbufs N"
+				" gives each worker's pool N / workers)\n", port, q, rte_strerror(-rc),
+				rte_mempool_avail_count(pools[q]) + rte_mempool_in_use_count(pools[q]));
 			return rc;
+		}
 	}
 	for (unsigned q = 0; q < ntxq; q++) {
 		struct rte_eth_txconf txc = info.default_txconf;
@@ -279,6 +283,26 @@ int pd_ports_setup(void)
 	const unsigned nports = pd_app.nports;
 	uint64_t rss_hf = 0;
 	int rss = 0, rc;
+
+	/* each worker sends on a TX queue of its own on every port: say so before the
+	 * port's own configure refuses it with EINVAL */
+	for (unsigned p = 0; p < nports; p++) {
+		struct rte_eth_dev_info info;
+		char name[RTE_ETH_NAME_MAX_LEN] = "";
+
+		if (rte_eth_dev_info_get(ports[p], &info) != 0 ||
+		    info.max_tx_queues >= pd_app.nworkers)
+			continue;
+		(void)rte_eth_dev_get_name_by_port(ports[p], name);
+		PD_LOG(ERR, "port %u (%s) has %u TX queue%s, and each of the %u workers sends"
+			" on one of its own: use --workers %u (or fewer lcores with -l), or give"
+			" the port a TX queue per worker (net_pcap: tx_pcap= once a queue, or"
+			" without tx_pcap rx_pcap= once a queue; docs/app.md, \"Workers and"
+			" dispatch\")\n", ports[p], name, info.max_tx_queues,
+			info.max_tx_queues == 1 ? "" : "s", pd_app.nworkers,
+			info.max_tx_queues > 0 ? info.max_tx_queues : 1);
+		return 2;
+	}
 
 	/* dispatch: RSS when several workers and every port hashes on the key's fields */
 	if (pd_app.nworkers > 1) {
