@@ -70,6 +70,10 @@ grep -q "mac needs --compare-from l2" "$tmp/err"
 cmp "$tmp/a" "$tmp/b"
 expect_rc 2 "$bin"
 expect_rc 1 "$bin" "$tmp/missing.pcap"
+grep -qx "pktdedup-keys: $tmp/missing.pcap: No such file or directory" "$tmp/err"
+: >"$tmp/empty.pcap" # every open error names the file, once
+expect_rc 1 "$bin" "$tmp/empty.pcap"
+grep -q "^pktdedup-keys: $tmp/empty.pcap: truncated dump file" "$tmp/err"
 printf 'not a pcap file at all' >"$tmp/junk.pcap"
 expect_rc 1 "$bin" "$tmp/junk.pcap"
 # cut mid-record: the frames before the damage are listed, then an error

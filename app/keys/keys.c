@@ -19,6 +19,7 @@
 
 #include "../common/cli.h"
 #include "../common/link.h"
+#include "../common/pcap_msg.h"
 
 /* " via" and the tunnels opened, outermost first, then the line's end. */
 static void print_walk(uint16_t walk)
@@ -108,7 +109,8 @@ int main(int argc, char **argv)
 
 	pc = pcap_open_offline(argv[optind], errbuf);
 	if (pc == NULL) {
-		fprintf(stderr, "pktdedup-keys: %s\n", errbuf); /* names the file */
+		fprintf(stderr, "pktdedup-keys: %s: %s\n", argv[optind],
+			cli_pcap_reason(argv[optind], errbuf));
 		return 1;
 	}
 	if (cli_link_from_dlt(pcap_datalink(pc), &cfg.link) != 0) {

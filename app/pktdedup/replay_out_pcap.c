@@ -6,8 +6,8 @@
  */
 #include <errno.h>
 #include <pcap/pcap.h>
-#include <string.h>
 
+#include "../common/pcap_msg.h"
 #include "pktdedup.h"
 #include "replay_out_formats.h"
 
@@ -21,15 +21,8 @@ static int pcap_open_sink(struct rio_sink *s, const struct rio_in_info *in)
 		return -1;
 	}
 	s->dump = pcap_dump_open(dead, s->path);
-	if (s->dump == NULL) {
-		const char *why = pcap_geterr(dead);
-		const size_t n = strlen(s->path);
-
-		/* libpcap's message names the file itself: "PATH: reason" */
-		if (strncmp(why, s->path, n) == 0 && strncmp(why + n, ": ", 2) == 0)
-			why += n + 2;
-		PD_LOG(ERR, "%s %s: %s\n", s->opt, s->path, why);
-	}
+	if (s->dump == NULL)
+		PD_LOG(ERR, "%s %s: %s\n", s->opt, s->path, cli_pcap_reason(s->path, pcap_geterr(dead)));
 	pcap_close(dead); /* the dumper keeps what it needs */
 	return s->dump == NULL ? -1 : 0;
 }
