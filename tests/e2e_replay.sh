@@ -6,8 +6,8 @@
 #    like any other, written whole;
 #  - a damaged record after 3 good ones: status 1, exactly those 3 frames written;
 #  - timestamps after 2038 (2,147,483,653 s) are written as read;
-#  - SIGINT during a replay from a pipe: status 130, "interrupted", the frames read so far
-#    written, and a summary that says it.
+#  - SIGINT or SIGHUP during a replay from a pipe: status 130 or 129, "interrupted", the
+#    frames read so far written, the snapshot too, and a summary that says it.
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
 tmp=$(mktemp -d)
@@ -121,33 +121,40 @@ mk y2038 "$tmp/y2038.pcap"
 cmp "$tmp/y2038.pcap" "$tmp/y2038-out.pcap" || fail "y2038: --action count changed the file"
 echo "ok: timestamps after 2038 written as read"
 
-# 5. SIGINT while reading a pipe: 130, the frames read so far written, and said so
+# 5. SIGINT or SIGHUP (a terminal that closes) while reading a pipe: 130 or 129, the
+#    frames read so far written, the snapshot too, and said so
 mk stream "$tmp/stream.pcap" 3000
 mkfifo "$tmp/fifo"
 head -c $((24 + 1000 * (16 + 64))) "$tmp/stream.pcap" >"$tmp/part.pcap"
-# the feeder writes 1000 frames, then keeps the pipe open (no end of file); exec, so that
-# killing it ends the sleep, which would hold the test's output open for 30 s
-{ cat "$tmp/part.pcap"; exec sleep 30; } >"$tmp/fifo" &
-feeder=$!
-rc=0
-"$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/int-out.pcap" --filter exact --key packet \
-	>"$tmp/int.out" 2>"$tmp/int.err" &
-pid=$!
-for _ in $(seq 100); do
-	grep -q "replay of" "$tmp/int.err" && break
-	sleep 0.1
+for sig in INT:130:Interrupt HUP:129:Hangup; do
+	IFS=: read -r name want says <<<"$sig"
+	rm -f "$tmp/int.snap"
+	# the feeder writes 1000 frames, then keeps the pipe open (no end of file); exec, so
+	# that killing it ends the sleep, which would hold the test's output open for 30 s
+	{ cat "$tmp/part.pcap"; exec sleep 30; } >"$tmp/fifo" &
+	feeder=$!
+	rc=0
+	"$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/int-out.pcap" --filter exact --key packet \
+		--snapshot "$tmp/int.snap" >"$tmp/int.out" 2>"$tmp/int.err" &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q "replay of" "$tmp/int.err" && break
+		sleep 0.1
+	done
+	sleep 0.5
+	kill -"$name" "$pid"
+	wait "$pid" || rc=$?
+	kill "$feeder" 2>/dev/null || true
+	feeder=
+	[ "$rc" -eq "$want" ] || { cat "$tmp/int.err" >&2; fail "SIG$name: status $rc, want $want"; }
+	grep -q "interrupted by $says after 1000 frames" "$tmp/int.err" ||
+		{ cat "$tmp/int.err" >&2; fail "SIG$name: no 'interrupted' message"; }
+	[ "$($tool frames "$tmp/int-out.pcap" | wc -l)" -eq 1000 ] || fail "SIG$name: frames written"
+	grep -q "1000 packets" "$tmp/int.out" || fail "SIG$name: no summary"
+	[ -s "$tmp/int.snap" ] || fail "SIG$name: no snapshot"
+	echo "ok: SIG$name while reading a pipe: status $want, the 1000 frames read written," \
+		"the snapshot too, said so"
 done
-sleep 0.5
-kill -INT "$pid"
-wait "$pid" || rc=$?
-kill "$feeder" 2>/dev/null || true
-feeder=
-[ "$rc" -eq 130 ] || { cat "$tmp/int.err" >&2; fail "SIGINT: status $rc, want 130"; }
-grep -q "interrupted by Interrupt after 1000 frames" "$tmp/int.err" ||
-	{ cat "$tmp/int.err" >&2; fail "SIGINT: no 'interrupted' message"; }
-[ "$($tool frames "$tmp/int-out.pcap" | wc -l)" -eq 1000 ] || fail "SIGINT: frames written"
-grep -q "1000 packets" "$tmp/int.out" || fail "SIGINT: no summary"
-echo "ok: SIGINT while reading a pipe: status 130, the 1000 frames read written, said so"
 
 # Linux cooked (SLL, SLL2) and raw-IP captures (pcap/dups.pcap rewritten by scapy): the
 # same frames kept as from the Ethernet original, and the output keeps the input's link

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The run's state, below every file of the app: its configuration, plan, workers and
- * ports (struct pd_app), the stop flag the signal handler sets, and the app's logtype.
+ * ports (struct pd_app), the stop flag the signal handler sets and the signals that set
+ * it, and the app's logtype.
  * main.c fills them; the others read them.
  */
 #include "pktdedup.h"
@@ -9,3 +10,11 @@
 struct pd_app pd_app;
 RTE_LOG_REGISTER(pd_logtype, pktdedup, INFO)
 _Atomic int pd_force_quit;
+
+void pd_stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}

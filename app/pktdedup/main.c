@@ -46,10 +46,12 @@ static void on_signal(int sig)
 }
 
 /*
- * SIGINT and SIGTERM stop the run in order. Without SA_RESTART, so that a read waiting
- * on a pipe returns and the replay can stop too; and delivered to the main thread only
- * (the reader in a replay): they are blocked while EAL makes its threads, which keep
- * that mask, then unblocked here (stop_signals(0)). SIGPIPE is ignored: a reader that
+ * SIGINT, SIGTERM and SIGHUP (pd_stop_signals) stop the run in order. Without
+ * SA_RESTART, so that a read waiting on a pipe returns and the replay can stop too; and
+ * delivered to the main thread only (the reader in a replay): they are blocked while EAL
+ * makes its threads, which keep that mask, then unblocked here (stop_signals(0)). A
+ * hangup used to kill the process as it stood: no summary, the snapshot not written and
+ * the output cut at its last full stdio buffer. SIGPIPE is ignored: a reader that
  * closes its end of an output pipe (`| head`) fails the write with EPIPE, which stops a
  * replay in order (replay.c) with its summary, JSON and snapshot written, instead of
  * killing the process with nothing written.
@@ -60,17 +62,16 @@ static void stop_signals(int block)
 	sigset_t set;
 
 	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	pd_stop_signals(&set);
 	pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 	if (block)
 		return;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(&set, sig) == 1)
+			sigaction(sig, &sa, NULL);
 }
 
 /* ---- replay: EAL without devices ---- */

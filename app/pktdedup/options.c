@@ -135,8 +135,9 @@ void pd_app_usage(FILE *out)
 		"  --version            the version\n"
 		"\n"
 		"Exit status: 0 done; 1 a runtime failure (ports, memory, a damaged input file,\n"
-		"a write error); 2 bad options; 130 or 143: a replay stopped by SIGINT or\n"
-		"SIGTERM before the end of its input (the output holds the frames read).\n");
+		"a write error); 2 bad options; 130, 143 or 129: a replay stopped by SIGINT,\n"
+		"SIGTERM or SIGHUP before the end of its input (the output holds the frames\n"
+		"read).\n");
 }
 
 enum {

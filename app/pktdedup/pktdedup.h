@@ -5,6 +5,7 @@
 #ifndef PKTDEDUP_APP_H
 #define PKTDEDUP_APP_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -297,6 +298,10 @@ extern int pd_logtype;
 /* The signal that asked to stop, 0 while running (set by the handler: a lock-free
  * atomic store is async-signal-safe). */
 extern _Atomic int pd_force_quit;
+/* The signals that stop a run in order (app.c): SIGINT, SIGTERM, and SIGHUP (a terminal
+ * that closes, an ssh session that drops), each with the summary, the outputs and the
+ * snapshot written. */
+void pd_stop_signals(sigset_t *set);
 
 /* options.c */
 int pd_app_parse(int argc, char **argv, struct pd_app_config *cfg);

@@ -435,10 +435,8 @@ static void *snap_thread(void *arg)
 	sigset_t stop;
 
 	(void)arg;
-	/* SIGINT and SIGTERM go to the main thread, whose reads they must interrupt */
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
+	/* the stop signals go to the main thread, whose reads they must interrupt */
+	pd_stop_signals(&stop);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	while (!thread_quit) {
 		int r;
