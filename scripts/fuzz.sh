@@ -2,7 +2,8 @@
 # Build every libFuzzer harness in tests/fuzz/ with clang (fuzzer, address, undefined)
 # and run each for FUZZ_SECONDS (default 40): fuzz_key seeded with the frames of
 # pcap/*.pcap, fuzz_snapshot with a small snapshot of every filter (snapshot_seeds.c),
-# fuzz_pcapng (replay's capture reader) with pcap and pcapng cuts of the fixtures.
+# fuzz_pcapng (replay's capture reader) with pcap and pcapng cuts of the fixtures,
+# fuzz_plan (any filter parameters planned, made and run) with each filter's type.
 # Fails on any crash, leak or sanitizer report; the reproducer is left in build/fuzz/.
 # The harnesses are built, then run FUZZ_JOBS at a time (default: the CPUs this shell
 # may use), each still for FUZZ_SECONDS of its own: a libFuzzer process keeps one CPU
@@ -67,6 +68,16 @@ for src in "${harnesses[@]}"; do
 		python3 tests/pcap_tool.py ngspb "$seeds/dups.pcapng" "$seeds/spb.pcapng"
 		gzip -c "$seeds/dups.pcap" >"$seeds/dups.pcap.gz"
 		gzip -c "$seeds/comment.pcapng" >"$seeds/comment.pcapng.gz"
+		;;
+	fuzz_plan)
+		# the planner and the constructors; seeds: each filter type (and one past the
+		# last) with a 4 KiB budget, every other field zero
+		libsrc=("${all_lib[@]}")
+		python3 - "$seeds" <<'PY'
+import struct, sys
+for t in range(15):
+    open("%s/type-%d" % (sys.argv[1], t), "wb").write(struct.pack("<QQ", t, 4096))
+PY
 		;;
 	*) echo "fuzz.sh: no sources listed for $name" >&2; exit 1 ;;
 	esac

@@ -22,7 +22,8 @@ static int pcap_open_sink(struct rio_sink *s, const struct rio_in_info *in)
 	}
 	s->dump = pcap_dump_open(dead, s->path);
 	if (s->dump == NULL)
-		PD_LOG(ERR, "%s %s: %s\n", s->opt, s->path, cli_pcap_reason(s->path, pcap_geterr(dead)));
+		PD_LOG(ERR, "%s %s: %s\n", s->opt, s->path,
+		       cli_pcap_reason(s->path, pcap_geterr(dead)));
 	pcap_close(dead); /* the dumper keeps what it needs */
 	return s->dump == NULL ? -1 : 0;
 }
