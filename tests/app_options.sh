@@ -4,7 +4,8 @@
 #    a message naming the option (nothing starts: these fail before EAL);
 #  - --pcap-in missing or not a pcap: status 1 and a message; truncated mid-record:
 #    status 1, and the frames before the damage are processed and written (the output
-#    equals a run on those frames cut out by editcap).
+#    equals a run on those frames cut out by editcap);
+#  - filters together over the machine's MemAvailable: status 1 before any is made.
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
 tmp=$(mktemp -d)
@@ -143,6 +144,14 @@ echo "ok: --version"
 rc=0
 "$bin" --pcap-in "$tmp/none.pcap" >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 1 ] && grep -q "No such file" "$tmp/err" || { echo "FAIL: missing pcap ($rc)" >&2; exit 1; }
+# filters the machine cannot hold: refused before any is made, not killed by the OOM
+# killer partway (two workers, each a little over half of what is available)
+avail=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
+rc=0
+"$bin" --pcap-in "$in" --pcap-out "$tmp/big.pcap" --workers 2 \
+	--memory "$((avail / 2 / 1024 + 1024))M" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "than the .* GiB this machine has available (MemAvailable)" \
+	"$tmp/err" || { cat "$tmp/err" >&2; echo "FAIL: filters over MemAvailable ($rc)" >&2; exit 1; }
 rc=0 # an output that cannot be created: its path once, then the reason
 "$bin" --pcap-in "$in" --pcap-out "$tmp/none/o.pcap" >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 1 ] && grep -qx "pktdedup: --pcap-out $tmp/none/o.pcap: No such file or directory" \
