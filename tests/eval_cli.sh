@@ -191,6 +191,27 @@ expect_2 --lambda --stream poisson --lambda 2
 expect_2 --spread --spread 10
 expect_2 "volume \* (2 bias)^levels" --stream bmodel --bias 0.9 --levels 6 --volume 0.5 --n 10
 expect_2 --series --series 0
+# filters over the machine's available memory: refused before any is made, with the
+# total (a single qhtlru a GiB over MemAvailable; every filter at once, lru and
+# fpbuffering 4 times --memory, a ninth of it each)
+avail=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
+rc=0
+"$eval_bin" --filter qhtlru --memory "$((avail / 1024 + 1024))M" --n 100 >/dev/null \
+	2>"$tmp/mem.err" || rc=$?
+if [ "$rc" -eq 1 ] && grep -q "^pktdedup-eval: qhtlru needs .* GiB, more than the .* GiB this \
+machine has available (MemAvailable): lower --memory$" "$tmp/mem.err"; then
+	ok "a filter over MemAvailable: status 1, $(cut -c15-60 "$tmp/mem.err")..."
+else
+	bad "a filter over MemAvailable: status $rc: $(cat "$tmp/mem.err")"
+fi
+rc=0
+"$eval_bin" --memory "$((avail / 9 / 1024 + 64))M" --n 100 >/dev/null 2>"$tmp/mem.err" || rc=$?
+if [ "$rc" -eq 1 ] && grep -q "the filters need .* GiB together (all run at once)" \
+	"$tmp/mem.err"; then
+	ok "every filter at once over MemAvailable: status 1"
+else
+	bad "every filter at once over MemAvailable: status $rc: $(cat "$tmp/mem.err")"
+fi
 # -h is --help, in every tool
 if "$eval_bin" -h >"$tmp/h1.txt" && "$eval_bin" --help >"$tmp/h2.txt" &&
 	cmp -s "$tmp/h1.txt" "$tmp/h2.txt" && [ -s "$tmp/h1.txt" ]; then

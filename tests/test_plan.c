@@ -454,6 +454,41 @@ static void test_plan_tampered(void **state)
 	assert_true(refused > 0 && built > 0);
 }
 
+/* pd_plan_footprint: what the filter then allocates, to within a line (exact: 0). */
+static void test_plan_footprint(void **state)
+{
+	static const uint64_t mem[] = {64, 4096, 100000, 1 << 20, 3 << 20};
+
+	(void)state;
+	for (unsigned t = 0; t < PD_FILTER_COUNT; t++)
+		for (unsigned m = 0; m < sizeof(mem) / sizeof(mem[0]); m++) {
+			struct pd_filter_params in = {.type = (enum pd_filter_type)t,
+						      .memory_bytes = mem[m], .seed = 3};
+			struct pd_filter_stats st;
+			struct pd_error err;
+			struct pd_plan pl;
+			struct pd_filter *f;
+			uint64_t want;
+
+			if (pd_plan(&in, &pl, &err) != 0)
+				continue;
+			want = pd_plan_footprint(&pl);
+			f = pd_filter_create_planned(&pl, &err);
+			assert_non_null(f);
+			pd_filter_stats(f, &st);
+			if (t == PD_FILTER_EXACT)
+				assert_int_equal(want, 0);
+			else if (!(st.footprint_bytes <= want && want - st.footprint_bytes < 64))
+				fail_msg("%s %llu bytes: footprint %llu, predicted %llu",
+					 pd_filter_type_name(in.type), (unsigned long long)mem[m],
+					 (unsigned long long)st.footprint_bytes,
+					 (unsigned long long)want);
+			if (t == PD_FILTER_LRU && mem[m] == 1 << 20) /* nodes 2 MiB, index 2 MiB */
+				assert_int_equal(want, 4u << 20);
+			pd_filter_destroy(f);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_other_plans),
 		cmocka_unit_test(test_plan_fixed_point),
 		cmocka_unit_test(test_plan_tampered),
+		cmocka_unit_test(test_plan_footprint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -592,6 +592,26 @@ static int open_stream(const struct opts *o, struct stream *s)
 	return -1;
 }
 
+/* The bytes the filters of this run allocate together (pd_plan_footprint); those that
+ * cannot be planned count for nothing (the run stops at them). */
+static uint64_t footprint_all(const struct opts *o)
+{
+	uint64_t sum = 0;
+
+	for (unsigned t = 0; t < PD_FILTER_COUNT; t++) {
+		struct pd_filter_params p;
+		struct pd_error err;
+		struct pd_plan plan;
+
+		if (!o->all && t != o->type)
+			continue;
+		p = params_for(o, (enum pd_filter_type)t);
+		if (fit_memory_bits(o, &p, &err) == 0 && pd_plan(&p, &plan, &err) == 0)
+			sum += pd_plan_footprint(&plan);
+	}
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -603,7 +623,7 @@ int main(int argc, char **argv)
 	struct stream s;
 	uint64_t *keys = NULL;
 	uint8_t *truth_v = NULL, *wtruth_v = NULL, *v = NULL;
-	uint64_t done = 0, distinct = 0, next_point = UINT64_MAX;
+	uint64_t done = 0, distinct = 0, next_point = UINT64_MAX, need = 0, avail;
 	unsigned point = 0;
 	double last_progress = 0.0;
 	int rc = 0;
@@ -616,6 +636,7 @@ int main(int argc, char **argv)
 		return 2;
 
 	memset(runs, 0, sizeof(runs));
+	avail = cli_mem_available();
 	for (unsigned t = 0; t < PD_FILTER_COUNT; t++) {
 		struct pd_filter_params p;
 		struct run *r;
@@ -624,8 +645,29 @@ int main(int argc, char **argv)
 			continue;
 		r = &runs[nruns];
 		p = params_for(&o, (enum pd_filter_type)t);
-		if (fit_memory_bits(&o, &p, &err) != 0 || pd_plan(&p, &r->plan, &err) != 0 ||
-		    (r->f = pd_filter_create(&p, &err)) == NULL) {
+		if (fit_memory_bits(&o, &p, &err) != 0 || pd_plan(&p, &r->plan, &err) != 0) {
+			fprintf(stderr, "pktdedup-eval: %s: %s\n", pd_filter_type_name(p.type),
+				err.msg);
+			rc = 2;
+			goto out;
+		}
+		/* every filter runs at once, each zeroed as it is made: a total above what
+		 * the machine has got the run killed by the OOM killer partway */
+		if (nruns == 0 && avail != 0 && (need = footprint_all(&o)) > avail) {
+			const int lru = !o.all && (o.type == PD_FILTER_LRU ||
+						   o.type == PD_FILTER_FPBUFFERING);
+
+			fprintf(stderr, "pktdedup-eval: %s%s %.1f GiB%s, more than the %.1f GiB"
+				" this machine has available (MemAvailable): lower --memory%s\n",
+				o.all ? "the filters" : pd_filter_type_name(o.type),
+				o.all ? " need" : " needs", (double)need / (1 << 30),
+				o.all ? " together (all run at once)" :
+				lru ? " (4 times --memory: its nodes and index)" : "",
+				(double)avail / (1 << 30), o.all ? " or give one --filter" : "");
+			rc = 1;
+			goto out;
+		}
+		if ((r->f = pd_filter_create(&p, &err)) == NULL) {
 			fprintf(stderr, "pktdedup-eval: %s: %s\n", pd_filter_type_name(p.type),
 				err.msg);
 			rc = 2;

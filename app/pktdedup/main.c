@@ -363,46 +363,34 @@ static void clock_setup(void)
 	pd_app.tsc_ns_offset = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec - tsc;
 }
 
-/* MemAvailable of /proc/meminfo in bytes, or 0 if it cannot be read. */
-static uint64_t mem_available(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	unsigned long long kib = 0;
-
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-			break;
-	fclose(f);
-	return (uint64_t)kib * 1024;
-}
-
 /*
  * The workers' filters (and --allow's tables, and the estimate's shadows) together,
  * against the memory the machine has available: each is zeroed as it is made, and a
  * total the machine lacks got the run killed by the kernel's OOM killer partway, with no
- * message (2 workers of --memory 14G with 23 GiB available: status 137). The exact
- * filter grows as it goes and counts for nothing here. 0, or the exit status.
+ * message (2 workers of --memory 14G with 23 GiB available: status 137). lru and
+ * fpbuffering take 4 times --memory (pd_plan_footprint); the exact filter grows as it
+ * goes and counts for nothing here. 0, or the exit status.
  */
 static int memory_check(void)
 {
 	const struct pd_app_config *c = &pd_app.cfg;
-	const uint64_t avail = mem_available();
+	const uint64_t avail = cli_mem_available();
 	uint64_t each = c->allow != 0 ? c->allow_bytes : 0, all;
+	int lru;
 
-	if (pd_app.plan.params.type != PD_FILTER_EXACT)
-		each += pd_app.plan.params.memory_bytes;
+	each += pd_plan_footprint(&pd_app.plan);
 	if (c->estimate_level >= 0)
 		each += PD_ESTIMATE_ENTRIES * 16u;
 	all = each * pd_app.nworkers;
 	if (avail == 0 || all <= avail)
 		return 0;
-	PD_LOG(ERR, "the filters need %.1f GiB (%u worker%s of %.1f GiB: --memory%s), more than"
-		" the %.1f GiB this machine has available (MemAvailable): lower --memory or"
+	lru = pd_app.plan.params.type == PD_FILTER_LRU ||
+	      pd_app.plan.params.type == PD_FILTER_FPBUFFERING;
+	PD_LOG(ERR, "the filters need %.1f GiB (%u worker%s of %.1f GiB: --memory%s%s), more"
+		" than the %.1f GiB this machine has available (MemAvailable): lower --memory or"
 		" --workers\n", (double)all / (1 << 30), pd_app.nworkers,
 		pd_app.nworkers == 1 ? "" : "s", (double)each / (1 << 30),
+		lru ? " 4 times over, for lru's nodes and index" : "",
 		c->allow != 0 ? ", --allow-memory" : "", (double)avail / (1 << 30));
 	return 1;
 }

@@ -152,6 +152,8 @@ struct pd_filter *pd_bitarrays_create(const struct pd_filter_params *p, struct p
 struct pd_filter *pd_qht_create(const struct pd_filter_params *p, struct pd_error *err);
 struct pd_filter *pd_bloom_create(const struct pd_filter_params *p, struct pd_error *err);
 struct pd_filter *pd_lru_create(const struct pd_filter_params *p, struct pd_error *err);
+/* Bytes lru and fpbuffering allocate for a budget: 16-byte nodes and their index. */
+uint64_t pd_lru_footprint(uint64_t memory_bytes);
 struct pd_filter *pd_timerbf_create(const struct pd_filter_params *p, struct pd_error *err);
 struct pd_filter *pd_exact_create(const struct pd_filter_params *p, struct pd_error *err);
 /* windowed qqhtd (FIFO rows) and windowed qhtlru (LRU rows), by p->type */

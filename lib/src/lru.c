@@ -357,21 +357,35 @@ static const struct pd_filter_ops lru_ops = {
 	.state_name = "fraction of buffer used",
 };
 
+/* Index slots for a buffer of cap keys: a power of two, at least 2 cap (load <= 1/2). */
+static uint64_t lru_slots(uint32_t cap)
+{
+	uint64_t size = 2;
+
+	while (size < 2 * (uint64_t)cap)
+		size <<= 1;
+	return size;
+}
+
+uint64_t pd_lru_footprint(uint64_t memory_bytes)
+{
+	const uint32_t cap = (uint32_t)(memory_bytes / sizeof(uint64_t));
+
+	return (uint64_t)cap * sizeof(struct lru_node) + lru_slots(cap) * sizeof(uint64_t);
+}
+
 struct pd_filter *pd_lru_create(const struct pd_filter_params *p, struct pd_error *err)
 {
 	struct lru *l = PD_VARIANT_NEW(struct lru, &lru_ops, err);
-	uint64_t size = 2;
+	uint64_t size;
 
 	if (l == NULL)
 		return NULL;
 	l->cap = (uint32_t)(p->memory_bytes / sizeof(uint64_t));
 	l->fp = p->type == PD_FILTER_FPBUFFERING;
 	l->q = p->fpbuf_q;
-	l->tag_shift = 31;
-	while (size < 2 * (uint64_t)l->cap) {
-		size <<= 1;
-		l->tag_shift--;
-	}
+	size = lru_slots(l->cap);
+	l->tag_shift = 32 - (unsigned)__builtin_ctzll(size); /* 32 - log2(size) */
 	l->mask = size - 1;
 	l->node = pd_alloc_zero(lru_node_bytes(l->cap));
 	l->slot = pd_alloc_zero(size * sizeof(uint64_t));
@@ -385,6 +399,6 @@ struct pd_filter *pd_lru_create(const struct pd_filter_params *p, struct pd_erro
 	l->head = LRU_NIL;
 	l->tail = LRU_NIL;
 	l->base.memory_bits = (uint64_t)l->cap * 64;
-	l->base.footprint_bytes = (uint64_t)l->cap * 16 + size * sizeof(uint64_t);
+	l->base.footprint_bytes = pd_lru_footprint(p->memory_bytes);
 	return &l->base;
 }

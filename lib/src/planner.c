@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pd_plan (pd_plan.h): the checks every filter's parameters pass, then the filter's own
- * planner, found in the registry (filters.c). Above the registry, which points at the
+ * planner, found in the registry (filters.c); and what a plan's filter will allocate. Above the registry, which points at the
  * planners (plan.c) below it.
  */
 #include <stdio.h>
@@ -107,4 +107,19 @@ int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_er
 		return -1;
 	out->params = p;
 	return 0;
+}
+
+uint64_t pd_plan_footprint(const struct pd_plan *plan)
+{
+	const struct pd_filter_params *p = &plan->params;
+
+	switch (p->type) {
+	case PD_FILTER_LRU:
+	case PD_FILTER_FPBUFFERING:
+		return pd_lru_footprint(p->memory_bytes);
+	case PD_FILTER_EXACT:
+		return 0;
+	default:
+		return p->memory_bytes;
+	}
 }

@@ -73,6 +73,17 @@ PD_API
 int pd_plan(const struct pd_filter_params *in, struct pd_plan *out, struct pd_error *err);
 
 /**
+ * Bytes a filter made from @p plan allocates for its state, zeroed as it is made: what
+ * pd_filter_stats() then reports as footprint_bytes, or a little more. memory_bytes for
+ * every filter but lru and fpbuffering, whose memory counts 64 bits a key as the paper
+ * does and whose 16-byte nodes and index take 4 times that, and exact, which starts
+ * small and grows with its keys (0 here). For an application that checks what it will
+ * allocate against what the machine has.
+ */
+PD_API
+uint64_t pd_plan_footprint(const struct pd_plan *plan);
+
+/**
  * Create a filter from a plan pd_plan() made: an application that plans once (to check
  * and report the plan) hands the same plan to each of its filters. plan->params are
  * checked by planning them again, which gives back what pd_plan() made unchanged (about
