@@ -5,6 +5,9 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <pktdedup/pd_plan.h>
@@ -621,6 +624,64 @@ static void test_timerbf_vs_oracle(void **state)
 }
 
 /* Windowed exact in seen mode against a brute-force oracle, with byte-string keys. */
+/*
+ * exact with no memory to grow (a child process whose address space is capped 64 MiB
+ * above what it uses): new keys past 7/8 of the table are not stored, counted as
+ * unstored, and every probe still ends. Before, the table filled every slot and the next
+ * new key's probe never ended. The first pass of N distinct keys is all DISTINCT (never
+ * a false positive); on the second, exactly the stored ones are DUPLICATE, and the
+ * unstored count doubles. Skipped under AddressSanitizer, whose shadow memory needs an
+ * address space no cap allows.
+ */
+static void test_exact_cannot_grow(void **state)
+{
+	(void)state;
+#if defined(__SANITIZE_ADDRESS__)
+	skip();
+#else
+	pid_t child = fork();
+	int status;
+
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct pd_filter *f = tu_create((struct pd_filter_params){.type = PD_FILTER_EXACT,
+									   .seed = 4});
+		const uint64_t n = 8000000;
+		uint64_t k[64], first = 0, second = 0;
+		struct pd_filter_stats st;
+		unsigned long pages = 0;
+		struct rlimit rl;
+		uint8_t v[64];
+		FILE *statm = fopen("/proc/self/statm", "r");
+
+		alarm(20); /* a probe that never ends fails the test (SIGALRM) */
+		if (statm == NULL || fscanf(statm, "%lu", &pages) != 1)
+			_exit(3);
+		fclose(statm);
+		rl.rlim_cur = rl.rlim_max = pages * (rlim_t)sysconf(_SC_PAGESIZE) + (64u << 20);
+		if (setrlimit(RLIMIT_AS, &rl) != 0)
+			_exit(4);
+		for (unsigned pass = 0; pass < 2; pass++)
+			for (uint64_t i = 0; i < n; i += 64) {
+				for (unsigned j = 0; j < 64; j++)
+					k[j] = i + j + 1;
+				pd_filter_burst_u64(f, k, NULL, v, 64);
+				for (unsigned j = 0; j < 64; j++)
+					*(pass == 0 ? &first : &second) += v[j] == PD_DUPLICATE;
+			}
+		pd_filter_stats(f, &st);
+		/* the table stopped growing (unstored), nothing was a false positive, and
+		 * what was stored was found again */
+		_exit(st.unstored == 0 ? 5 : first != 0 ? 6 :
+		      second + st.unstored / 2 != n || st.unstored % 2 != 0 ? 7 : 0);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	if (!WIFEXITED(status))
+		fail_msg("exact, no memory to grow: killed by signal %d", WTERMSIG(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+#endif
+}
+
 static void test_exact_seen_bytes(void **state)
 {
 	const size_t n = 50000;
@@ -738,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_timerbf_window),
 		cmocka_unit_test(test_timerbf_vs_oracle),
 		cmocka_unit_test(test_exact_seen_bytes),
+		cmocka_unit_test(test_exact_cannot_grow),
 		cmocka_unit_test(test_hash_is_xxh3),
 	};
 

@@ -219,18 +219,20 @@ static void json_endpoints(struct json *j)
 	json_close(j);
 }
 
-/* Bytes the workers' filters hold (exact grows with its keys). */
-static uint64_t filters_footprint(void)
+/* The workers' filters' stats added up: the bytes they hold (exact grows with its keys)
+ * and the new keys they could not remember (exact, out of memory to grow). */
+static struct pd_filter_stats filters_stats(void)
 {
-	uint64_t b = 0;
+	struct pd_filter_stats sum = {0};
 
 	for (unsigned i = 0; i < pd_app.nworkers; i++) {
 		struct pd_filter_stats st;
 
 		pd_filter_stats(pd_app.w[i]->filter, &st);
-		b += st.footprint_bytes;
+		sum.footprint_bytes += st.footprint_bytes;
+		sum.unstored += st.unstored;
 	}
-	return b;
+	return sum;
 }
 
 /* rx = tx + dropped + tx_failed (every packet accounted for). */
@@ -269,7 +271,8 @@ int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const ch
 	json_endpoints(&j);
 	json_str(&j, "filter", pd_filter_type_name(fp->type));
 	json_u64(&j, "memory_per_worker", fp->memory_bytes);
-	json_u64(&j, "filters_footprint_bytes", filters_footprint());
+	json_u64(&j, "filters_footprint_bytes", filters_stats().footprint_bytes);
+	json_u64(&j, "filters_unstored", filters_stats().unstored);
 	json_str(&j, "key", pd_key_mode_name(c->key.mode));
 	json_str(&j, "action", c->action == PD_ACTION_DROP ? "drop" :
 			       c->action == PD_ACTION_MARK ? "mark" : "count");
@@ -376,6 +379,11 @@ void pd_stats_summary(double secs)
 			pd_app.cfg.filter.window,
 			pd_app.cfg.filter.window_mode == PD_WINDOW_SEEN ? "seen" : "delivered",
 			pd_app.time_src == PD_TIME_PCAP ? "pcap timestamps" : "the RX TSC");
+	if (filters_stats().unstored != 0)
+		fprintf(out, "pktdedup: warning: the %s filter could not grow (no memory): %" PRIu64
+			" new keys were not remembered, so their copies passed as new"
+			" (filters_unstored)\n", pd_filter_type_name(pd_app.plan.params.type),
+			filters_stats().unstored);
 	pd_estimate_summary(out);
 	pd_advice_print(out);
 	if (pd_app.want_delay) {

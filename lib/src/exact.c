@@ -39,6 +39,7 @@ struct exact {
 	enum pd_window_mode mode;
 	int has_zero;
 	uint64_t zero_time;
+	int cant_grow; /* a doubling failed: not tried again until a reset */
 };
 
 static inline uint64_t exact_home(const struct exact *e, uint64_t h)
@@ -62,16 +63,25 @@ static int exact_alloc(struct exact *e, uint64_t size)
 	return 0;
 }
 
-/* Double the table. On allocation failure keep the old one (it just gets fuller). */
+/*
+ * Double the table. On allocation failure keep the old one, which gets fuller: up to 7/8
+ * of its slots (exact_full), past which new keys are not stored (counted as unstored),
+ * so that a probe always meets an empty slot. It used to fill every slot, and the next
+ * new key's probe then never ended (a process limited to 300 MB hung at 8.4M keys).
+ */
 static void exact_grow(struct exact *e)
 {
 	uint64_t *okey = e->key, *otime = e->time;
 	uint64_t osize = e->mask + 1;
 
+	if (e->cant_grow)
+		return;
 	if (exact_alloc(e, osize * 2) != 0) {
 		e->key = okey;
 		e->time = otime;
 		e->mask = osize - 1;
+		e->base.footprint_bytes = osize * sizeof(uint64_t) * 2;
+		e->cant_grow = 1;
 		return;
 	}
 	for (uint64_t i = 0; i < osize; i++) {
@@ -87,6 +97,12 @@ static void exact_grow(struct exact *e)
 	}
 	pd_free(okey, osize * sizeof(uint64_t));
 	pd_free(otime, osize * sizeof(uint64_t));
+}
+
+/* The table holds all it may: 7/8 of its slots (only once it could not grow). */
+static inline int exact_full(const struct exact *e)
+{
+	return e->count >= (e->mask + 1) - ((e->mask + 1) >> 3);
 }
 
 /* Verdict for a key last counted at *last (present) and now; updates *last and the delay. */
@@ -135,6 +151,10 @@ static void exact_burst_delay(struct pd_filter *f, const uint64_t *h, const uint
 			continue;
 		}
 		v[i] = PD_DISTINCT;
+		if (__builtin_expect(exact_full(e), 0)) { /* not stored: its copies will pass */
+			e->base.unstored++;
+			continue;
+		}
 		e->key[j] = h[i];
 		e->time[j] = ts[i];
 		if (++e->count * 2 > e->mask + 1)
@@ -158,6 +178,7 @@ static void exact_reset(struct pd_filter *f)
 	}
 	e->count = 0;
 	e->has_zero = 0;
+	e->cant_grow = 0;
 }
 
 static void exact_destroy(struct pd_filter *f)
@@ -240,7 +261,7 @@ static int exact_image_load(struct pd_filter *f, const uint8_t *in, uint64_t len
 		e->time[j] = t;
 		if (++e->count * 2 > e->mask + 1)
 			exact_grow(e);
-		if (e->count >= e->mask) /* the table could not grow */
+		if (exact_full(e) && i + 1 < n) /* the table could not grow */
 			return pd_err(err, PD_ENOMEM, "exact state: out of memory at %llu keys",
 				      (unsigned long long)e->count);
 	}

@@ -119,6 +119,7 @@ void pd_filter_reset(struct pd_filter *f)
 	f->keys = 0;
 	f->duplicates = 0;
 	f->clock = 0;
+	f->unstored = 0;
 }
 
 const struct pd_filter_params *pd_filter_params(const struct pd_filter *f)
@@ -134,6 +135,7 @@ void pd_filter_stats(const struct pd_filter *f, struct pd_filter_stats *st)
 	st->state_name = f->ops->state_name;
 	st->memory_bits = f->memory_bits;
 	st->footprint_bytes = f->footprint_bytes;
+	st->unstored = f->unstored;
 }
 
 /* XXH3_64bits_withSeed(key, len, seed): inline up to 240 bytes; longer keys with the

@@ -90,6 +90,7 @@ struct pd_filter {
 	uint64_t clock;           /* time of the last key when the caller gives no ts */
 	uint64_t memory_bits;     /* the paper's M */
 	uint64_t footprint_bytes; /* allocated state */
+	uint64_t unstored;        /* new keys not remembered: no memory to grow (exact) */
 	/* state larger than twice the core's L2 cache (far_bytes): prefetch into L2 only,
 	 * further ahead (see pd_ahead); set by the front at create and before every chunk */
 	bool far;

@@ -192,6 +192,12 @@ struct pd_filter_stats {
 	const char *state_name; /**< what `state` measures, e.g. "fraction of 0 cells" */
 	uint64_t memory_bits;   /**< the papers' M: state bits as the paper counts them */
 	uint64_t footprint_bytes; /**< bytes actually allocated for the state */
+	/**
+	 * New keys the filter could not remember, reported DISTINCT but not stored, so that
+	 * a later copy of one passes as new: exact, when its table could not grow (no
+	 * memory) and had reached 7/8 of its slots. 0 for every other filter.
+	 */
+	uint64_t unstored;
 };
 
 struct pd_filter;
