@@ -212,6 +212,32 @@ if [ "$rc" -eq 1 ] && grep -q "the filters need .* GiB together (all run at once
 else
 	bad "every filter at once over MemAvailable: status $rc: $(cat "$tmp/mem.err")"
 fi
+# the exact oracle (keys from a file) with no memory to grow: status 1 and no scores,
+# never scores from a truth that left keys out, never a hang or a crash. The address
+# space is capped lower and lower until the oracle runs out (where it does depends on
+# what the libraries map, so the cap is searched for). Not with AddressSanitizer, whose
+# shadow memory needs an address space no cap allows.
+head -c 24000000 /dev/urandom >"$tmp/k3m.bin" # 3,000,000 random 64-bit keys
+found=0 caps=$(seq 200000 -20000 20000)
+if ldd "$eval_bin" | grep -q libasan; then
+	caps= found=-1
+	ok "the exact oracle out of memory: skipped (AddressSanitizer)"
+fi
+for kb in $caps; do
+	rc=0
+	(ulimit -v "$kb" && exec "$eval_bin" --filter qhtlru --memory 1M --keys "$tmp/k3m.bin") \
+		>"$tmp/cap.out" 2>"$tmp/cap.err" || rc=$?
+	if [ "$rc" -eq 1 ] && grep -q "the exact oracle ran out of memory: [0-9]* keys not \
+recorded" "$tmp/cap.err"; then
+		[ -s "$tmp/cap.out" ] && { bad "oracle out of memory: scores printed"; break; }
+		found=$kb
+		break
+	fi
+	[ "$rc" -le 2 ] || { bad "oracle under a ${kb} KiB cap: status $rc"; break; }
+done
+[ "$found" -gt 0 ] && ok "the exact oracle out of memory (ulimit -v $found): status 1," \
+	"no scores"
+[ "$found" -ne 0 ] || bad "no cap made the oracle run out: $(cat "$tmp/cap.err")"
 # -h is --help, in every tool
 if "$eval_bin" -h >"$tmp/h1.txt" && "$eval_bin" --help >"$tmp/h2.txt" &&
 	cmp -s "$tmp/h1.txt" "$tmp/h2.txt" && [ -s "$tmp/h1.txt" ]; then

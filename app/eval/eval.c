@@ -803,6 +803,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "\r%60s\r", "");
 	for (unsigned i = 0; i < nruns; i++)
 		runs[i].dups = done - runs[i].distinct;
+	/* a truth that could not record every key is not the truth: no scores from it */
+	for (unsigned i = 0; i <= nruns; i++) {
+		struct pd_filter_stats st = {0};
+
+		if (i < nruns && runs[i].truth != NULL)
+			pd_filter_stats(runs[i].truth, &st);
+		else if (i == nruns)
+			st.unstored = oracle_unstored(truth);
+		if (st.unstored != 0) {
+			fprintf(stderr, "pktdedup-eval: the exact oracle ran out of memory: %llu keys"
+				" not recorded, so the scores would be wrong; give fewer keys (--n)"
+				" or more memory\n", (unsigned long long)st.unstored);
+			rc = 1;
+			goto out;
+		}
+	}
 
 	if (o.json) {
 		struct json j;

@@ -68,3 +68,13 @@ void oracle_score(struct oracle *o, const uint64_t *k, uint8_t *truth, size_t n)
 		*w |= bit;
 	}
 }
+
+uint64_t oracle_unstored(const struct oracle *o)
+{
+	struct pd_filter_stats st;
+
+	if (o->set == NULL)
+		return 0;
+	pd_filter_stats(o->set, &st);
+	return st.unstored;
+}

@@ -19,5 +19,7 @@ void oracle_free(struct oracle *o);
 
 /* truth[j] = 1 iff k[j] occurred earlier in the stream; then the keys are recorded. */
 void oracle_score(struct oracle *o, const uint64_t *k, uint8_t *truth, size_t n);
+/* Keys the hash set could not record (no memory to grow): the truth is then not exact. */
+uint64_t oracle_unstored(const struct oracle *o);
 
 #endif
