@@ -174,6 +174,17 @@ int main(int argc, char **argv)
 		}
 		frames++;
 	}
+	{
+		struct pd_filter_stats st;
+
+		pd_filter_stats(exact, &st);
+		if (st.unstored != 0) { /* their copies were counted as distinct again */
+			fprintf(stderr, "pktdedup-keys: out of memory: %llu keys could not be"
+				" recorded, so the distinct count is too high\n",
+				(unsigned long long)st.unstored);
+			rc = 1;
+		}
+	}
 	if (summary) {
 		printf("frames %llu\nkeys %llu\ndistinct %llu\n", (unsigned long long)frames,
 		       (unsigned long long)count[PD_KEY_OK], (unsigned long long)distinct);
