@@ -152,6 +152,15 @@ rc=0
 	--memory "$((avail / 2 / 1024 + 1024))M" >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 1 ] && grep -q "than the .* GiB this machine has available (MemAvailable)" \
 	"$tmp/err" || { cat "$tmp/err" >&2; echo "FAIL: filters over MemAvailable ($rc)" >&2; exit 1; }
+# with --snapshot each filter is copied out to be written at the stop: a filter of
+# 9/20 of what is available fits, its copy does not (it used to be killed at the stop)
+rc=0
+"$bin" --pcap-in "$in" --pcap-out "$tmp/big.pcap" --memory "$((avail * 9 / 20 / 1024))M" \
+	--snapshot "$tmp/big.snap" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "as much again for --snapshot's copy), more than" "$tmp/err" &&
+	[ ! -e "$tmp/big.snap" ] ||
+	{ cat "$tmp/err" >&2; echo "FAIL: a filter and its snapshot copy over MemAvailable" \
+		"($rc)" >&2; exit 1; }
 rc=0 # an output that cannot be created: its path once, then the reason
 "$bin" --pcap-in "$in" --pcap-out "$tmp/none/o.pcap" >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 1 ] && grep -qx "pktdedup: --pcap-out $tmp/none/o.pcap: No such file or directory" \

@@ -368,8 +368,9 @@ static void clock_setup(void)
  * against the memory the machine has available: each is zeroed as it is made, and a
  * total the machine lacks got the run killed by the kernel's OOM killer partway, with no
  * message (2 workers of --memory 14G with 23 GiB available: status 137). lru and
- * fpbuffering take 4 times --memory (pd_plan_footprint); the exact filter grows as it
- * goes and counts for nothing here. 0, or the exit status.
+ * fpbuffering take 4 times --memory (pd_plan_footprint); with --snapshot each filter's
+ * image is copied to a buffer a quarter larger before it is written (snapshot.c, grow);
+ * the exact filter grows as it goes and counts for nothing here. 0, or the exit status.
  */
 static int memory_check(void)
 {
@@ -379,6 +380,8 @@ static int memory_check(void)
 	int lru;
 
 	each += pd_plan_footprint(&pd_app.plan);
+	if (c->snapshot != NULL) /* each filter's image is copied out to be written */
+		each += pd_plan_footprint(&pd_app.plan) * 5 / 4 + (1u << 20);
 	if (c->estimate_level >= 0)
 		each += PD_ESTIMATE_ENTRIES * 16u;
 	all = each * pd_app.nworkers;
@@ -386,12 +389,14 @@ static int memory_check(void)
 		return 0;
 	lru = pd_app.plan.params.type == PD_FILTER_LRU ||
 	      pd_app.plan.params.type == PD_FILTER_FPBUFFERING;
-	PD_LOG(ERR, "the filters need %.1f GiB (%u worker%s of %.1f GiB: --memory%s%s), more"
+	PD_LOG(ERR, "the filters need %.1f GiB (%u worker%s of %.1f GiB: --memory%s%s%s), more"
 		" than the %.1f GiB this machine has available (MemAvailable): lower --memory or"
 		" --workers\n", (double)all / (1 << 30), pd_app.nworkers,
 		pd_app.nworkers == 1 ? "" : "s", (double)each / (1 << 30),
 		lru ? " 4 times over, for lru's nodes and index" : "",
-		c->allow != 0 ? ", --allow-memory" : "", (double)avail / (1 << 30));
+		c->allow != 0 ? ", --allow-memory" : "",
+		c->snapshot != NULL ? ", and as much again for --snapshot's copy" : "",
+		(double)avail / (1 << 30));
 	return 1;
 }
 
