@@ -12,21 +12,6 @@
 
 const char *cli_prog = "pktdedup";
 
-uint64_t cli_mem_available(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	unsigned long long kib = 0;
-
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-			break;
-	fclose(f);
-	return (uint64_t)kib * 1024;
-}
-
 void cli_version(void)
 {
 	printf("%s %s\n", cli_prog, PD_VERSION);

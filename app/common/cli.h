@@ -18,10 +18,6 @@ extern const char *cli_prog;
 int cli_bad(const char *opt, const char *val, const char *why);
 /** --version: "<cli_prog> <version>" on stdout. */
 void cli_version(void);
-/** MemAvailable of /proc/meminfo in bytes (what can be allocated without swapping), or
- * 0 if it cannot be read. Filters are zeroed as they are made, so a total above it gets a
- * run killed by the OOM killer partway: the tools refuse such a run first. */
-uint64_t cli_mem_available(void);
 /** Bytes: digits, an optional fraction and an optional unit in any case, powers of 1024
  * ("4096", "8M", "64mb", "8MiB", "1.5G", "1T"); a fraction must give whole bytes. */
 int cli_size(const char *opt, const char *s, uint64_t *out);

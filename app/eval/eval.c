@@ -17,6 +17,7 @@
 
 #include "../common/cli.h"
 #include "../common/json.h"
+#include "../common/memavail.h"
 #include "delivered.h"
 #include "oracle.h"
 #include "streams.h"
@@ -624,6 +625,7 @@ int main(int argc, char **argv)
 	uint64_t *keys = NULL;
 	uint8_t *truth_v = NULL, *wtruth_v = NULL, *v = NULL;
 	uint64_t done = 0, distinct = 0, next_point = UINT64_MAX, need = 0, avail;
+	const char *whose = "";
 	unsigned point = 0;
 	double last_progress = 0.0;
 	int rc = 0;
@@ -636,7 +638,7 @@ int main(int argc, char **argv)
 		return 2;
 
 	memset(runs, 0, sizeof(runs));
-	avail = cli_mem_available();
+	avail = cli_mem_available(&whose);
 	for (unsigned t = 0; t < PD_FILTER_COUNT; t++) {
 		struct pd_filter_params p;
 		struct run *r;
@@ -658,12 +660,12 @@ int main(int argc, char **argv)
 						   o.type == PD_FILTER_FPBUFFERING);
 
 			fprintf(stderr, "pktdedup-eval: %s%s %.1f GiB%s, more than the %.1f GiB"
-				" this machine has available (MemAvailable): lower --memory%s\n",
+				" this machine has available (%s): lower --memory%s\n",
 				o.all ? "the filters" : pd_filter_type_name(o.type),
 				o.all ? " need" : " needs", (double)need / (1 << 30),
 				o.all ? " together (all run at once)" :
 				lru ? " (4 times --memory: its nodes and index)" : "",
-				(double)avail / (1 << 30), o.all ? " or give one --filter" : "");
+				(double)avail / (1 << 30), whose, o.all ? " or give one --filter" : "");
 			rc = 1;
 			goto out;
 		}

@@ -37,6 +37,7 @@
 #include <rte_malloc.h>
 
 #include "../common/cli.h"
+#include "../common/memavail.h"
 #include "disposition.h"
 #include "pktdedup.h"
 
@@ -375,7 +376,8 @@ static void clock_setup(void)
 static int memory_check(void)
 {
 	const struct pd_app_config *c = &pd_app.cfg;
-	const uint64_t avail = cli_mem_available();
+	const char *whose;
+	const uint64_t avail = cli_mem_available(&whose);
 	uint64_t each = c->allow != 0 ? c->allow_bytes : 0, all;
 	int lru;
 
@@ -390,13 +392,13 @@ static int memory_check(void)
 	lru = pd_app.plan.params.type == PD_FILTER_LRU ||
 	      pd_app.plan.params.type == PD_FILTER_FPBUFFERING;
 	PD_LOG(ERR, "the filters need %.1f GiB (%u worker%s of %.1f GiB: --memory%s%s%s), more"
-		" than the %.1f GiB this machine has available (MemAvailable): lower --memory or"
+		" than the %.1f GiB this machine has available (%s): lower --memory or"
 		" --workers\n", (double)all / (1 << 30), pd_app.nworkers,
 		pd_app.nworkers == 1 ? "" : "s", (double)each / (1 << 30),
 		lru ? " 4 times over, for lru's nodes and index" : "",
 		c->allow != 0 ? ", --allow-memory" : "",
 		c->snapshot != NULL ? ", and as much again for --snapshot's copy" : "",
-		(double)avail / (1 << 30));
+		(double)avail / (1 << 30), whose);
 	return 1;
 }
 
