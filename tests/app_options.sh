@@ -153,7 +153,7 @@ rc=0
 [ "$rc" -eq 1 ] && grep -q "than the .* GiB this machine has available (MemAvailable)" \
 	"$tmp/err" || { cat "$tmp/err" >&2; echo "FAIL: filters over MemAvailable ($rc)" >&2; exit 1; }
 # with --snapshot each filter is copied out to be written at the stop: a filter of
-# 9/20 of what is available fits, its copy does not (it used to be killed at the stop)
+# 9/20 of what is available fits, its copy does not (unchecked, killed at the stop)
 rc=0
 "$bin" --pcap-in "$in" --pcap-out "$tmp/big.pcap" --memory "$((avail * 9 / 20 / 1024))M" \
 	--snapshot "$tmp/big.snap" >/dev/null 2>"$tmp/err" || rc=$?
@@ -162,7 +162,7 @@ rc=0
 	{ cat "$tmp/err" >&2; echo "FAIL: a filter and its snapshot copy over MemAvailable" \
 		"($rc)" >&2; exit 1; }
 # inside a memory cgroup of 1 GiB (a container's limit, which MemAvailable does not
-# show) a filter of 1.5 GiB is refused with the cgroup named; it used to be killed. Needs
+# show) a filter of 1.5 GiB is refused with the cgroup named (unchecked, killed). Needs
 # root and a cgroup v1 memory hierarchy or a v2 one that delegates memory (else skipped).
 cg_test() {
 	local rel dir rc=0

@@ -50,7 +50,7 @@ static uint64_t cgroup_room(void)
 		else if (strstr(ctl + 1, "memory") != NULL) /* v1: N:...memory...:PATH */
 			found = 1;
 		if (found)
-			snprintf(dir, sizeof(dir), v2 ? "/sys/fs/cgroup%s" : "/sys/fs/cgroup/memory%s",
+			snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s%s", v2 ? "" : "/memory",
 				 strcmp(rel, "/") == 0 ? "" : rel);
 	}
 	fclose(f);

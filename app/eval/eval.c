@@ -654,7 +654,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		/* every filter runs at once, each zeroed as it is made: a total above what
-		 * the machine has got the run killed by the OOM killer partway */
+		 * the machine has gets the run killed by the OOM killer partway */
 		if (nruns == 0 && avail != 0 && (need = footprint_all(&o)) > avail) {
 			const int lru = !o.all && (o.type == PD_FILTER_LRU ||
 						   o.type == PD_FILTER_FPBUFFERING);
@@ -665,7 +665,8 @@ int main(int argc, char **argv)
 				o.all ? " need" : " needs", (double)need / (1 << 30),
 				o.all ? " together (all run at once)" :
 				lru ? " (4 times --memory: its nodes and index)" : "",
-				(double)avail / (1 << 30), whose, o.all ? " or give one --filter" : "");
+				(double)avail / (1 << 30), whose,
+				o.all ? " or give one --filter" : "");
 			rc = 1;
 			goto out;
 		}

@@ -49,13 +49,13 @@ static void on_signal(int sig)
 /*
  * SIGINT, SIGTERM and SIGHUP (pd_stop_signals) stop the run in order. Without
  * SA_RESTART, so that a read waiting on a pipe returns and the replay can stop too; and
- * delivered to the main thread only (the reader in a replay): they are blocked while EAL
- * makes its threads, which keep that mask, then unblocked here (stop_signals(0)). A
- * hangup used to kill the process as it stood: no summary, the snapshot not written and
- * the output cut at its last full stdio buffer. SIGPIPE is ignored: a reader that
- * closes its end of an output pipe (`| head`) fails the write with EPIPE, which stops a
- * replay in order (replay.c) with its summary, JSON and snapshot written, instead of
- * killing the process with nothing written.
+ * delivered to the main thread only (the reader in a replay): they are blocked while
+ * EAL makes its threads, which keep that mask, then unblocked here (stop_signals(0)).
+ * Unhandled, a hangup would kill the process as it stood: no summary, the snapshot not
+ * written and the output cut at its last full stdio buffer. SIGPIPE is ignored: a
+ * reader that closes its end of an output pipe (`| head`) fails the write with EPIPE,
+ * which stops a replay in order (replay.c) with its summary, JSON and snapshot written,
+ * instead of killing the process with nothing written.
  */
 static void stop_signals(int block)
 {
@@ -367,7 +367,7 @@ static void clock_setup(void)
 /*
  * The workers' filters (and --allow's tables, and the estimate's shadows) together,
  * against the memory the machine has available: each is zeroed as it is made, and a
- * total the machine lacks got the run killed by the kernel's OOM killer partway, with no
+ * total the machine lacks gets the run killed by the kernel's OOM killer partway, with no
  * message (2 workers of --memory 14G with 23 GiB available: status 137). lru and
  * fpbuffering take 4 times --memory (pd_plan_footprint); with --snapshot each filter's
  * image is copied to a buffer a quarter larger before it is written (snapshot.c, grow);

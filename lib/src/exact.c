@@ -66,8 +66,8 @@ static int exact_alloc(struct exact *e, uint64_t size)
 /*
  * Double the table. On allocation failure keep the old one, which gets fuller: up to 7/8
  * of its slots (exact_full), past which new keys are not stored (counted as unstored),
- * so that a probe always meets an empty slot. It used to fill every slot, and the next
- * new key's probe then never ended (a process limited to 300 MB hung at 8.4M keys).
+ * so that a probe always meets an empty slot: a table with every slot taken leaves the
+ * next new key's probe without end (a process limited to 300 MB hung so at 8.4M keys).
  */
 static void exact_grow(struct exact *e)
 {
