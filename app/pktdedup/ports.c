@@ -65,12 +65,9 @@ static int port_setup(uint16_t port, unsigned nrxq, struct rte_mempool *const *p
 		rc = rte_eth_rx_queue_setup(port, (uint16_t)q, rxd, socket < 0 ? 0 : (unsigned)socket,
 					    NULL, pools[q]);
 		if (rc != 0) { /* net_pcap's infinite_rx keeps a file's every frame in the pool */
-			const unsigned n = rte_mempool_avail_count(pools[q]) +
-					   rte_mempool_in_use_count(pools[q]);
-
 			PD_LOG(ERR, "port %u: RX queue %u: %s (its pool holds %u mbufs: --mbufs N"
 				" gives each worker's pool N / workers)\n", port, q,
-				rte_strerror(-rc), n);
+				rte_strerror(-rc), pools[q]->size);
 			return rc;
 		}
 	}

@@ -80,7 +80,6 @@ static void exact_grow(struct exact *e)
 		e->key = okey;
 		e->time = otime;
 		e->mask = osize - 1;
-		e->base.footprint_bytes = osize * sizeof(uint64_t) * 2;
 		e->cant_grow = 1;
 		return;
 	}

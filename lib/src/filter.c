@@ -43,49 +43,13 @@ static uint64_t far_bytes(void)
 	return 2 * (l2 > 0 ? (uint64_t)l2 : (uint64_t)1 << 20);
 }
 
-struct pd_filter *pd_filter_create(const struct pd_filter_params *params, struct pd_error *err)
+/* The filter of parameters pd_plan() resolved and checked. */
+static struct pd_filter *create_checked(const struct pd_filter_params *checked,
+					struct pd_error *err)
 {
-	struct pd_plan plan;
+	struct pd_filter_params p = *checked;
+	struct pd_filter *f = pd_filter_desc(p.type)->create(&p, err);
 
-	if (params == NULL) {
-		pd_err(err, PD_EINVAL, "params: NULL");
-		return NULL;
-	}
-	if (pd_plan(params, &plan, err) != 0)
-		return NULL;
-	return pd_filter_create_planned(&plan, err);
-}
-
-struct pd_filter *pd_filter_create_planned(const struct pd_plan *plan, struct pd_error *err)
-{
-	struct pd_filter_params p;
-	struct pd_plan checked;
-	struct pd_filter *f = NULL;
-
-	if (plan == NULL) {
-		pd_err(err, PD_EINVAL, "plan: NULL");
-		return NULL;
-	}
-	p = plan->params;
-	if (pd_filter_desc(p.type) == NULL) {
-		pd_err(err, PD_EINVAL, "type: %d is not a filter", (int)p.type);
-		return NULL;
-	}
-	/* The constructors trust their parameters (a zero k divides, a zero b indexes
-	 * nothing), and a plan is a plain struct a caller can change: it is planned again,
-	 * which checks every field, fills any left zero, and leaves what pd_plan() made as
-	 * it was (test_plan: plan_fixed_point). */
-	if (pd_plan(&plan->params, &checked, err) != 0) {
-		if (err != NULL) {
-			char why[sizeof(err->msg)];
-
-			snprintf(why, sizeof(why), "%s", err->msg);
-			pd_err(err, err->code, "plan: %s", why);
-		}
-		return NULL;
-	}
-	p = checked.params;
-	f = pd_filter_desc(p.type)->create(&p, err);
 	if (f == NULL) { /* the variants say what failed; the filter's name goes first */
 		if (err != NULL) {
 			char why[sizeof(err->msg)];
@@ -104,6 +68,47 @@ struct pd_filter *pd_filter_create_planned(const struct pd_plan *plan, struct pd
 	f->duplicates = 0;
 	f->clock = 0;
 	return f;
+}
+
+struct pd_filter *pd_filter_create(const struct pd_filter_params *params, struct pd_error *err)
+{
+	struct pd_plan plan;
+
+	if (params == NULL) {
+		pd_err(err, PD_EINVAL, "params: NULL");
+		return NULL;
+	}
+	if (pd_plan(params, &plan, err) != 0)
+		return NULL;
+	return create_checked(&plan.params, err);
+}
+
+struct pd_filter *pd_filter_create_planned(const struct pd_plan *plan, struct pd_error *err)
+{
+	struct pd_plan checked;
+
+	if (plan == NULL) {
+		pd_err(err, PD_EINVAL, "plan: NULL");
+		return NULL;
+	}
+	if (pd_filter_desc(plan->params.type) == NULL) {
+		pd_err(err, PD_EINVAL, "type: %d is not a filter", (int)plan->params.type);
+		return NULL;
+	}
+	/* The constructors trust their parameters (a zero k divides, a zero b indexes
+	 * nothing), and a plan is a plain struct a caller can change: it is planned again,
+	 * which checks every field, fills any left zero, and leaves what pd_plan() made as
+	 * it was (test_plan: plan_fixed_point). */
+	if (pd_plan(&plan->params, &checked, err) != 0) {
+		if (err != NULL) {
+			char why[sizeof(err->msg)];
+
+			snprintf(why, sizeof(why), "%s", err->msg);
+			pd_err(err, err->code, "plan: %s", why);
+		}
+		return NULL;
+	}
+	return create_checked(&checked.params, err);
 }
 
 void pd_filter_destroy(struct pd_filter *f)
