@@ -38,9 +38,9 @@ for src in "${harnesses[@]}"; do
 		# one file per pcap record, selector byte 0..3 (the four key modes), as Ethernet
 		# and as raw IP; and scapy's tunnelled copies, well-formed and broken, with
 		# every tunnel opened (tests/gen_tunnels.py)
-		python3 tests/pcap_tool.py corpus "$seeds" 4 pcap/*.pcap
+		/usr/bin/python3 tests/pcap_tool.py corpus "$seeds" 4 pcap/*.pcap
 		/usr/bin/python3 tests/gen_tunnels.py "$seeds"
-		python3 tests/pcap_tool.py corpus-decap "$seeds" 4 "$seeds"/tunnels.pcap \
+		/usr/bin/python3 tests/pcap_tool.py corpus-decap "$seeds" 4 "$seeds"/tunnels.pcap \
 			"$seeds"/broken.pcap
 		rm -f "$seeds"/*.pcap "$seeds"/*.txt
 		;;
@@ -64,8 +64,8 @@ for src in "${harnesses[@]}"; do
 		done
 		mergecap -I none -F pcapng -w "$seeds/two.pcapng" "$seeds/dups.pcap" "$seeds/keys.pcap"
 		editcap -a 2:"a comment" "$seeds/two.pcapng" "$seeds/comment.pcapng"
-		python3 tests/pcap_tool.py ngswap "$seeds/comment.pcapng" "$seeds/big-endian.pcapng"
-		python3 tests/pcap_tool.py ngspb "$seeds/dups.pcapng" "$seeds/spb.pcapng"
+		/usr/bin/python3 tests/pcap_tool.py ngswap "$seeds/comment.pcapng" "$seeds/big-endian.pcapng"
+		/usr/bin/python3 tests/pcap_tool.py ngspb "$seeds/dups.pcapng" "$seeds/spb.pcapng"
 		gzip -c "$seeds/dups.pcap" >"$seeds/dups.pcap.gz"
 		gzip -c "$seeds/comment.pcapng" >"$seeds/comment.pcapng.gz"
 		;;
@@ -73,7 +73,7 @@ for src in "${harnesses[@]}"; do
 		# the planner and the constructors; seeds: each filter type (and one past the
 		# last) with a 4 KiB budget, every other field zero
 		libsrc=("${all_lib[@]}")
-		python3 - "$seeds" <<'PY'
+		/usr/bin/python3 - "$seeds" <<'PY'
 import struct, sys
 for t in range(15):
     open("%s/type-%d" % (sys.argv[1], t), "wb").write(struct.pack("<QQ", t, 4096))

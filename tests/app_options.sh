@@ -319,7 +319,7 @@ timeout --preserve-status -s INT 3 "$bin" -l 0 --no-huge -m 1024 --no-pci --file
 	--vdev net_null0 -- --ports 0 --stats-interval 1 --stats-json "$tmp/nn.json" \
 	>/dev/null 2>&1 || rc=$?
 rm -rf "/var/run/dpdk/pdrd$$"
-[ "$rc" -eq 0 ] && python3 -c 'import json, sys
+[ "$rc" -eq 0 ] && /usr/bin/python3 -c 'import json, sys
 t = json.load(open(sys.argv[1]))["total"]
 assert t["rx"] > 0 and t["rx"] == t["tx"] + t["dropped"] + t["tx_failed"], t' "$tmp/nn.json" ||
 	{ echo "FAIL: the README's net_null run ($rc)" >&2; exit 1; }

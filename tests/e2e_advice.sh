@@ -10,7 +10,7 @@ set -euo pipefail
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-python3 - "$tmp/d.pcap" <<'PY'
+/usr/bin/python3 - "$tmp/d.pcap" <<'PY'
 import struct, sys
 frames = []
 for k in range(1000):
@@ -30,7 +30,7 @@ PY
 
 "$bin" --pcap-in "$tmp/d.pcap" --filter exact --suggest-window --estimate-rate off \
 	--stats-json "$tmp/s.json" >"$tmp/out.txt" 2>&1
-python3 - "$tmp/s.json" <<'PY'
+/usr/bin/python3 - "$tmp/s.json" <<'PY'
 import json, math, sys
 d = json.load(open(sys.argv[1]))
 a = d["window_advice"]

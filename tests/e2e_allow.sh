@@ -22,7 +22,7 @@ check() { # key allow window-ns(0: none) mode pktdedup-options...
 	"$keys" --key "$key" "$in" >"$tmp/keys.txt"
 	"$bin" --pcap-in "$in" --pcap-out "$tmp/out.pcap" --filter exact --key "$key" \
 		--allow "$allow" "${w[@]}" --quiet --stats-json "$tmp/s.json" "$@"
-	python3 - "$in" "$tmp/keys.txt" "$tmp/out.pcap" "$tmp/s.json" "$allow" "$win" "$key" \
+	/usr/bin/python3 - "$in" "$tmp/keys.txt" "$tmp/out.pcap" "$tmp/s.json" "$allow" "$win" "$key" \
 		"$mode" <<'PY'
 import json, struct, sys
 def frames(path):

@@ -32,7 +32,7 @@ for mode in packet flow srcip click; do
 	"$keys" --key "$mode" --decap auto "$tmp/tunnels.pcap" >"$tmp/keys-$mode.txt"
 done
 "$keys" --key packet --compare-from l2 --decap auto "$tmp/tunnels.pcap" >"$tmp/keys-l2.txt"
-python3 - "$tmp" <<'PY' || fail "pktdedup-keys --decap auto"
+/usr/bin/python3 - "$tmp" <<'PY' || fail "pktdedup-keys --decap auto"
 import sys
 d = sys.argv[1]
 want = [l.split(" ", 1) for l in open(d + "/tunnels.txt").read().splitlines()]
@@ -71,7 +71,7 @@ done
 $tool frames "$tmp/tunnels.pcap" >"$tmp/in.txt"
 $tool frames "$tmp/out-none.pcap" >"$tmp/got-none.txt"
 $tool frames "$tmp/out-vxlan.pcap" >"$tmp/got-vxlan.txt"
-python3 - "$tmp" <<'PY' || fail "pktdedup --decap"
+/usr/bin/python3 - "$tmp" <<'PY' || fail "pktdedup --decap"
 import json, sys
 d = sys.argv[1]
 want = [l.split(" ", 1) for l in open(d + "/tunnels.txt").read().splitlines()]
@@ -111,7 +111,7 @@ PY
 "$bin" --pcap-in "$tmp/broken.pcap" --pcap-out "$tmp/broken-out.pcap" --key packet \
 	--filter exact --decap auto --stats-json "$tmp/broken.json" >/dev/null 2>"$tmp/err" ||
 	fail "broken tunnels: $(cat "$tmp/err")"
-python3 - "$tmp" <<'PY' || fail "broken tunnels"
+/usr/bin/python3 - "$tmp" <<'PY' || fail "broken tunnels"
 import json, sys
 d = sys.argv[1]
 want = open(d + "/broken.txt").read().splitlines()

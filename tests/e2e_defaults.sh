@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # one TCP connection, 10 segments with distinct payloads, segment 5 seen twice (a copy)
-python3 - "$tmp/tcp.pcap" <<'PY'
+/usr/bin/python3 - "$tmp/tcp.pcap" <<'PY'
 import struct, sys
 def csum(b):
     s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
@@ -51,7 +51,7 @@ echo "ok: default key packet: 10 of 10 segments kept, the copy dropped (= editca
 # the plan, said: the default filter is qhtlru, one row of b fingerprints of f bits in
 # each of the 2^20 cache lines of 64 MiB, and the plan predicts its miss rate at the gap
 # it assumed
-python3 - "$tmp/tcp.json" "$tmp/tcp.err" <<'PY'
+/usr/bin/python3 - "$tmp/tcp.json" "$tmp/tcp.err" <<'PY'
 import json, math, re, sys
 p = json.load(open(sys.argv[1]))["plan"]
 err = open(sys.argv[2]).read()
@@ -85,7 +85,7 @@ for run in "--window 1ms:7:27:14880" "--window 10ms --memory 1M:14:24:148809"; d
 	# shellcheck disable=SC2086
 	"$bin" --pcap-in "$tmp/tcp.pcap" $opts --stats-json "$tmp/win.json" >"$tmp/win.out" 2>&1 ||
 		fail "$opts without --filter: status $?"
-	python3 - "$tmp/win.json" "$b" "$f" "$gap" <<'PY' || fail "$opts: not windowed qhtlru b=$b f=$f"
+	/usr/bin/python3 - "$tmp/win.json" "$b" "$f" "$gap" <<'PY' || fail "$opts: not windowed qhtlru b=$b f=$f"
 import json, sys
 p = json.load(open(sys.argv[1]))["plan"]
 b, f, gap = map(int, sys.argv[2:])
@@ -108,7 +108,7 @@ echo "ok: bsbf (predicted 0.25) refused at the default budget, accepted with --f
 
 # 2,000,000 unique frames through the default filter: at most 2 dropped (fixed seed:
 # the same verdicts every run)
-python3 "$root/scripts/gen_udp_pcap.py" "$tmp/unique.pcap" 2000000 >/dev/null
+/usr/bin/python3 "$root/scripts/gen_udp_pcap.py" "$tmp/unique.pcap" 2000000 >/dev/null
 "$bin" --pcap-in "$tmp/unique.pcap" --seed 12345 --stats-json "$tmp/unique.json" \
 	>/dev/null 2>&1 || fail "2M unique: status $?"
 lost=$(json "$tmp/unique.json" duplicate)
@@ -119,7 +119,7 @@ echo "ok: 2,000,000 unique frames, default filter: $lost dropped (budget: 2)"
 # Without --seed each run draws its own hash key, and every worker's filter uses it: a
 # small bsbf's false positives (which frames are taken for copies) differ between two
 # runs, and are the same with one --seed given twice.
-python3 "$root/scripts/gen_udp_pcap.py" "$tmp/u20k.pcap" 20000 >/dev/null
+/usr/bin/python3 "$root/scripts/gen_udp_pcap.py" "$tmp/u20k.pcap" 20000 >/dev/null
 small() { # out [seed option]
 	"$bin" --pcap-in "$tmp/u20k.pcap" --pcap-out "$1" --filter bsbf --fpr 0.25 \
 		--memory 4KB --workers 2 --quiet "${@:2}" >/dev/null 2>&1 || fail "bsbf 4KB: status $?"

@@ -14,7 +14,7 @@ set -euo pipefail
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-python3 - "$tmp/stream.pcap" <<'PY'
+/usr/bin/python3 - "$tmp/stream.pcap" <<'PY'
 import random, struct, sys
 rnd = random.Random(25)
 n, maxgap = 120000, 60000
@@ -46,7 +46,7 @@ verdicts() { # memory fpr window-us seed: the run's verdicts and stats, as $tmp/
 # against each seed's verdicts and its estimate's intervals. One Python for a case's
 # seeds: it took 0.28 s a seed, the truth computed again each time.
 check_case() { # case seeds
-	python3 - "$tmp" "$2" "$1" <<'PY'
+	/usr/bin/python3 - "$tmp" "$2" "$1" <<'PY'
 import json, struct, sys
 def frames(path):
     d = open(path, "rb").read()
@@ -109,7 +109,7 @@ for workers in 1 2; do
 			--workers $workers --filter exact --key packet --stats-json "$tmp/r$run.json" \
 			>/dev/null 2>"$tmp/r.err" || { cat "$tmp/r.err" >&2; exit 1; }
 	done
-	python3 - "$tmp/r1.json" "$tmp/r2.json" <<'PY' || { echo "FAIL: restart, $workers workers" >&2; exit 1; }
+	/usr/bin/python3 - "$tmp/r1.json" "$tmp/r2.json" <<'PY' || { echo "FAIL: restart, $workers workers" >&2; exit 1; }
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
 ea, eb = a["estimate"]["sampled"], b["estimate"]["sampled"]

@@ -22,7 +22,7 @@ ip link set "$vb" up
 eal=(--no-huge -m 512 --no-pci --no-telemetry --no-shconf --file-prefix "faults$$"
 	--log-level '*:warning' -l 0)
 check() { # json "python condition" what
-	python3 -c 'import json,sys
+	/usr/bin/python3 -c 'import json,sys
 j = json.load(open(sys.argv[1])); t = j["total"]; p = j["ports"][0]
 ok = j["accounted"] and j["mbufs_in_use"] == 0 and (eval(sys.argv[2]))
 print("rx %d tx %d tx_failed %d unparseable %d; port ipackets %d opackets %d rx_nombuf %d" %

@@ -78,7 +78,7 @@ done
 # a socket is two directions: read from it and written back to it (socket activation,
 # socat) is not one stream named twice; the output is the file a plain run writes
 "$bin" --pcap-in cap.pcap --pcap-out plain.pcap >/dev/null 2>&1
-python3 - "$bin" cap.pcap plain.pcap <<'PY' || fail "--pcap-in - --pcap-out - on one socket"
+/usr/bin/python3 - "$bin" cap.pcap plain.pcap <<'PY' || fail "--pcap-in - --pcap-out - on one socket"
 import socket, subprocess, sys, threading
 a, b = socket.socketpair()
 p = subprocess.Popen([sys.argv[1], "--pcap-in", "-", "--pcap-out", "-", "--quiet"],
@@ -107,7 +107,7 @@ echo "ok: dangling links and chains of them, and one pipe named twice, refused (
 cp cap.pcap $'x\xff.pcap'
 "$bin" --pcap-in $'x\xff.pcap' --stats-json name.json >/dev/null 2>err.txt ||
 	{ cat err.txt >&2; fail "x\\xff.pcap: status $?"; }
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding="utf-8")); assert "x\ufffd.pcap" in json.dumps(d, ensure_ascii=False), d' \
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding="utf-8")); assert "x\ufffd.pcap" in json.dumps(d, ensure_ascii=False), d' \
 	name.json || fail "--pcap-in x\\xff.pcap: the JSON is not valid UTF-8 or lacks the name"
 echo "ok: a file name that is not UTF-8 appears in the JSON as U+FFFD"
 

@@ -44,7 +44,7 @@ run() { # in out json pktdedup-options...
 		--vdev "net_pcap0,rx_pcap=$1,tx_pcap=$2" -- --ports 0 --stats-json "$3" \
 		"${@:4}" || rc=$?
 	[ "$rc" -eq 0 ] || { echo "FAIL: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
-	python3 -c 'import json,sys
+	/usr/bin/python3 -c 'import json,sys
 t = json.load(open(sys.argv[1]))["total"]
 sys.exit(0 if t["rx"] == t["tx"] + t["dropped"] and t["tx_failed"] == 0 else 1)' "$3" ||
 		{ echo "FAIL: counters do not add up: $(cat "$3")" >&2; exit 1; }
@@ -59,7 +59,7 @@ run "$in" "$tmp/drop.pcap" "$tmp/drop.json" --filter exact --key packet --action
 # and no query of a closed port
 ! grep -q "Invalid port" "$tmp/err" || { echo "FAIL: $(grep "Invalid port" "$tmp/err")" >&2; exit 1; }
 last=$(grep -o 'lost_at_ports [0-9]*' "$tmp/err" | tail -1)
-[ "$last" = "lost_at_ports $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["lost_at_ports"])' "$tmp/drop.json")" ] ||
+[ "$last" = "lost_at_ports $(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["lost_at_ports"])' "$tmp/drop.json")" ] ||
 	{ echo "FAIL: last periodic line says '$last', the JSON $(cat "$tmp/drop.json")" >&2; exit 1; }
 $tool expect-drop "$in" "$exp" packet >"$tmp/want.txt"
 $tool frames "$tmp/drop.pcap" >"$tmp/got.txt"
@@ -87,7 +87,7 @@ read -r dups uniq nokey <<<"$($tool count "$exp" packet)"
 	{ echo "FAIL: count: duplicate/unique $(json "$tmp/count.json" duplicate)/$(json "$tmp/count.json" unique), want $dups/$uniq" >&2; exit 1; }
 echo "ok: count: all $n frames out in order; $dups duplicates, $uniq unique, $nokey without key"
 
-python3 "$root/scripts/gen_udp_pcap.py" "$tmp/mirror.pcap" 4096 --mirror 64
+/usr/bin/python3 "$root/scripts/gen_udp_pcap.py" "$tmp/mirror.pcap" 4096 --mirror 64
 run "$tmp/mirror.pcap" "$tmp/mdrop.pcap" "$tmp/mdrop.json" --filter exact --key packet --action drop
 editcap -F pcap -D "$(nframes "$tmp/mirror.pcap")" "$tmp/mirror.pcap" "$tmp/editcap.pcap" \
 	>/dev/null 2>&1
@@ -114,7 +114,7 @@ timeout --preserve-status -s INT 3 "$bin" --no-huge -m 512 --no-pci --no-shconf 
 	>/dev/null 2>"$tmp/err" || { echo "FAIL: software dispatch: $(cat "$tmp/err")" >&2; exit 1; }
 grep -q "dispatch software (rings), every worker receives" "$tmp/err" ||
 	{ echo "FAIL: software dispatch: not every worker receives: $(cat "$tmp/err")" >&2; exit 1; }
-python3 - "$tmp/sw.json" <<'PY'
+/usr/bin/python3 - "$tmp/sw.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 t, w = d["total"], d["workers_detail"]
@@ -159,7 +159,7 @@ spread() { # workers filter-options...
 	grep -q "dispatch software (rings), every worker receives" "$tmp/err" ||
 		{ echo "FAIL: $n workers: not every worker receives: $(cat "$tmp/err")" >&2; exit 1; }
 	for ((i = 0; i < n; i++)); do $tool frames "$tmp/out.$i.pcap"; done | sort >"$tmp/got.txt"
-	python3 - "$tmp/three.json" "$tmp/want.txt" "$tmp/got.txt" "$n" "$*" <<'PY'
+	/usr/bin/python3 - "$tmp/three.json" "$tmp/want.txt" "$tmp/got.txt" "$n" "$*" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 t, w = d["total"], d["workers_detail"]
@@ -217,7 +217,7 @@ for i in 0 1 2; do # worker i receives queue i and sends on its own TX queue
 	diff -q "$tmp/c3want.txt" "$tmp/c3got.txt" >/dev/null ||
 		{ echo "FAIL: count, three workers: worker $i did not send its queue's frames in order" >&2; exit 1; }
 done
-python3 - "$tmp/c3.json" <<'PY'
+/usr/bin/python3 - "$tmp/c3.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 t, w, port = d["total"], d["workers_detail"], d["ports"][0]
@@ -249,7 +249,7 @@ grep -q "dispatch software (rings), worker 0 receives" "$tmp/err" ||
 	{ echo "FAIL: one receiver: not worker 0 alone: $(cat "$tmp/err")" >&2; exit 1; }
 ring 4096
 for i in 0 1 2; do $tool frames "$tmp/one.$i.pcap"; done | sort >"$tmp/got.txt"
-python3 - "$tmp/one.json" "$tmp/want.txt" "$tmp/got.txt" <<'PY'
+/usr/bin/python3 - "$tmp/one.json" "$tmp/want.txt" "$tmp/got.txt" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 t, w = d["total"], d["workers_detail"]
@@ -310,7 +310,7 @@ if [ "$(nproc)" -ge 2 ]; then
 		rc=0
 		wait "$pid" || rc=$?
 		[ "$rc" -eq 0 ] || { kill "$hog"; echo "FAIL: stop with a busy CPU: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
-		python3 -c 'import json,sys
+		/usr/bin/python3 -c 'import json,sys
 d = json.load(open(sys.argv[1])); t = d["total"]
 sys.exit(0 if d["accounted"] and d["mbufs_in_use"] == 0 and t["rx"] == t["tx"] + t["dropped"] else 1)' "$tmp/busy.json" ||
 			{ kill "$hog"; echo "FAIL: stop with a busy CPU: $(cat "$tmp/busy.json")" >&2; exit 1; }
@@ -373,7 +373,7 @@ count_run "count by port" $((4096 + n)) '0@0,1@0' 0,1 "$tmp/cnt.json" \
 read -r fdups _ _ <<<"$($tool count "$exp" packet)"
 $tool frames "$tmp/mirror.pcap" | sort -u >"$tmp/m.txt"
 $tool frames "$in" | sort -u >"$tmp/f.txt"
-python3 - "$tmp/cnt.json" "$tmp/m.txt" "$tmp/f.txt" "$fdups" \
+/usr/bin/python3 - "$tmp/cnt.json" "$tmp/m.txt" "$tmp/f.txt" "$fdups" \
 	"$($tool frames "$in" | wc -l)" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -73,7 +73,7 @@ $tool ngswap be-out.pcapng back.pcapng
 cmp back.pcapng want.pcapng || fail "big-endian pcapng: not editcap -D's blocks"
 echo "ok: a big-endian pcapng comes out big-endian, editcap -D's blocks"
 # a section header giving its length: the output's section is shorter, so "not given"
-python3 -c 'import struct, sys
+/usr/bin/python3 -c 'import struct, sys
 d = bytearray(open(sys.argv[1], "rb").read())
 d[16:24] = struct.pack("<q", len(d) - struct.unpack("<I", d[4:8])[0])
 open(sys.argv[2], "wb").write(d)' dups.pcapng seclen.pcapng
@@ -181,7 +181,7 @@ set -e
 [ "$rc" -eq 141 ] || { cat head.log >&2; fail "| head -c 100: status $rc, want 141"; }
 grep -q "the reader closed the pipe" head.log && grep -q "accounted: yes" head.log &&
 	grep -q "snapshot s.snap written" head.log || { cat head.log >&2; fail "| head: messages"; }
-python3 - j.json <<'PY' || fail "| head: the JSON"
+/usr/bin/python3 - j.json <<'PY' || fail "| head: the JSON"
 import json, sys
 t = json.load(open(sys.argv[1]))["total"]
 assert t["tx_failed"] > 0 and t["rx"] == t["tx"] + t["dropped"] + t["tx_failed"], t
@@ -198,9 +198,9 @@ echo "ok: | head -c 100: status 141, summary, JSON (rx = tx + dropped + tx_faile
 #    three copies of everything between the packets), both packets come out, and the
 #    summary says which blocks were left out
 peak() { # MB -> peak RSS in KiB of pktdedup reading that stream
-	python3 - "$bin" "$root/tests/pcapng_meta.py" "$1" <<'PY'
+	/usr/bin/python3 - "$bin" "$root/tests/pcapng_meta.py" "$1" <<'PY'
 import resource, subprocess, sys
-gen = subprocess.Popen(["python3", sys.argv[2], sys.argv[3]], stdout=subprocess.PIPE)
+gen = subprocess.Popen([sys.executable, sys.argv[2], sys.argv[3]], stdout=subprocess.PIPE)
 run = subprocess.run([sys.argv[1], "--pcap-in", "-", "--pcap-out", "meta-out.pcapng"],
                      stdin=gen.stdout, stdout=subprocess.DEVNULL, stderr=open("meta.err", "w"))
 gen.wait()

@@ -22,7 +22,7 @@ check_counts() { # json variant action
 	[ "$(json "$1" unique)" -eq "$uniq" ] || { echo "unique != $uniq ($2)" >&2; exit 1; }
 	[ "$(json "$1" unparseable)" -eq "$nokey" ] || { echo "unparseable != $nokey" >&2; exit 1; }
 	# replay has no port: every frame is accounted for by pktdedup's own counters
-	python3 -c 'import json,sys
+	/usr/bin/python3 -c 'import json,sys
 j = json.load(open(sys.argv[1]))
 sys.exit(0 if j["accounted"] and j["mbufs_in_use"] == 0 and j["ports"] == []
          and j["tx_to"] in ("pcap-out", "none") else 1)' "$1" ||
@@ -95,7 +95,7 @@ check_counts "$tmp/count.json" packet count
 	--stats-json "$tmp/two.json" >"$tmp/two.out" 2>&1
 check_counts "$tmp/two.json" packet drop
 cmp "$tmp/packet.pcap" "$tmp/two.pcap" || { echo "FAIL: 2 workers: another output" >&2; exit 1; }
-python3 - "$tmp/two.json" <<'PY'
+/usr/bin/python3 - "$tmp/two.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["dispatch"] == "software" and d["workers"] == 2, d["dispatch"]

@@ -53,22 +53,22 @@ elif cmd == "stream":  # N distinct frames (argv[3])
         out.write(rec(udp4(i % 60000, 64)[:12] + struct.pack("!H", 0x88B5) +
                       struct.pack("!I", i) + bytes(46), 1700000000, i))
 PY
-mk() { python3 "$tmp/mk.py" "$@"; }
+mk() { /usr/bin/python3 "$tmp/mk.py" "$@"; }
 ts_of() { # seconds of every record
-	python3 -c 'import struct,sys
+	/usr/bin/python3 -c 'import struct,sys
 d = open(sys.argv[1], "rb").read(); o = 24
 while o + 16 <= len(d):
     s, u, c, l = struct.unpack("<IIII", d[o:o + 16]); print(s); o += 16 + c' "$1"
 }
 accounted() { # json file -> rx = tx + dropped, nothing else lost
-	python3 -c 'import json,sys
+	/usr/bin/python3 -c 'import json,sys
 t = json.load(open(sys.argv[1]))["total"]
 sys.exit(0 if t["rx"] == t["tx"] + t["dropped"] and t["tx_failed"] + t["dispatch_full"] == 0
          else 1)' "$1"
 }
 
 # 1. 200k frames with copies: any worker count, the same bytes; exact = editcap -D
-python3 "$root/scripts/gen_udp_pcap.py" "$tmp/many.pcap" 200000 --mirror 64 >/dev/null
+/usr/bin/python3 "$root/scripts/gen_udp_pcap.py" "$tmp/many.pcap" 200000 --mirror 64 >/dev/null
 # every copy comes 128 frames after its original: a window of 256 frames is exact
 editcap -F pcap -D 256 "$tmp/many.pcap" "$tmp/editcap.pcap" >/dev/null 2>&1
 for filter in exact qqhtd; do
@@ -171,7 +171,7 @@ for l in sll sll2; do
 			fail "$l: $k $(json "$tmp/$l.json" $k), Ethernet $(json "$tmp/eth.json" $k)"
 	done
 done
-python3 - "$tmp/eth-out.pcap" "$tmp/sll-out.pcap" "$tmp/sll2-out.pcap" <<'PY' ||
+/usr/bin/python3 - "$tmp/eth-out.pcap" "$tmp/sll-out.pcap" "$tmp/sll2-out.pcap" <<'PY' ||
 import struct, sys
 lt = [struct.unpack("<I", open(p, "rb").read()[20:24])[0] for p in sys.argv[1:]]
 sys.exit(0 if lt == [1, 113, 276] else 1)
@@ -185,7 +185,7 @@ PY
 # capinfos reads the frames back as raw IP (issue 38 N9)
 "$bin" --pcap-in "$tmp/raw.pcap" --pcap-out "$tmp/raw-out.pcapng" --out-format pcapng \
 	--filter exact --key packet >/dev/null 2>&1 || fail "raw replay to pcapng"
-python3 - "$tmp/raw-out.pcapng" <<'PY' || fail "raw to pcapng: the IDB's link type is not 101"
+/usr/bin/python3 - "$tmp/raw-out.pcapng" <<'PY' || fail "raw to pcapng: the IDB's link type is not 101"
 import struct, sys
 b = open(sys.argv[1], "rb").read()
 shb_len = struct.unpack("<I", b[4:8])[0]
@@ -196,7 +196,7 @@ capinfos -E "$tmp/raw-out.pcapng" | grep "Raw IP" >/dev/null || fail "raw to pca
 # the expected counts from pktdedup-keys' Ethernet keys of the same frames
 keys_bin=$(dirname "$bin")/../keys/pktdedup-keys
 "$keys_bin" --key packet "$in" >"$tmp/eth.keys"
-want=$(python3 - "$tmp/raw.idx" "$tmp/eth.keys" <<'PY'
+want=$(/usr/bin/python3 - "$tmp/raw.idx" "$tmp/eth.keys" <<'PY'
 import sys
 idx = {int(x) for x in open(sys.argv[1])}
 seen, dup, bad = set(), 0, 0

@@ -19,7 +19,7 @@ keys=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-python3 - "$in" "$tmp/in.pcap" <<'PY'
+/usr/bin/python3 - "$in" "$tmp/in.pcap" <<'PY'
 import struct, sys
 d = open(sys.argv[1], "rb").read()
 magic = struct.unpack("<I", d[:4])[0]
@@ -40,7 +40,7 @@ dedup() { # in out key
 # box 0); with FAIL=k the output of box k is its input (a failed box passes everything)
 simulate() { # n hashmode dedupkey out
 	"$keys" --key "$2" "$tmp/in.pcap" >"$tmp/keys.txt"
-	python3 - "$tmp/in.pcap" "$tmp/keys.txt" "$1" "$tmp/shard" <<'PY'
+	/usr/bin/python3 - "$tmp/in.pcap" "$tmp/keys.txt" "$1" "$tmp/shard" <<'PY'
 import struct, sys, zlib
 d = open(sys.argv[1], "rb").read()
 n = int(sys.argv[3])
@@ -64,7 +64,7 @@ PY
 			dedup "$tmp/shard$k.pcap" "$tmp/out$k.pcap" "$3"
 		fi
 	done
-	python3 - "$4" "$tmp"/out*.pcap <<'PY'
+	/usr/bin/python3 - "$4" "$tmp"/out*.pcap <<'PY'
 import heapq, struct, sys
 def frames(path):
     d = open(path, "rb").read()
@@ -91,7 +91,7 @@ echo "ok: packet keys, switch hashing the 5-tuple: 2, 3 and 5 boxes merged = one
 	"($($tool frames "$tmp/one.pcap" | wc -l) of $n frames)"
 
 FAIL=1 simulate 3 flow packet "$tmp/failed.pcap"
-python3 - "$tmp/one.pcap" "$tmp/failed.pcap" <<'PY'
+/usr/bin/python3 - "$tmp/one.pcap" "$tmp/failed.pcap" <<'PY'
 import struct, sys
 def frames(path):
     d = open(path, "rb").read()
@@ -108,7 +108,7 @@ print("ok: box 1 of 3 failed: all %d frames of the one-process output kept, %d c
       "passed" % (len(one), len(failed) - len(one)))
 PY
 
-python3 - "$tmp/in.pcap" <<'PY'
+/usr/bin/python3 - "$tmp/in.pcap" <<'PY'
 import struct, sys
 out = [struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)]
 for i in range(2000):

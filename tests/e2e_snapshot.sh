@@ -104,12 +104,12 @@ timeout --preserve-status -s INT 3 "$bin" --no-huge -m 256 --no-pci --no-telemet
 	--stats-json "$tmp/p.json" >/dev/null 2>"$tmp/p.err" || rc=$?
 rm -rf "/var/run/dpdk/snap$$"
 [ "$rc" -eq 0 ] || { echo "FAIL: periodic run status $rc" >&2; cat "$tmp/p.err" >&2; exit 1; }
-read -r written steps stepmax <<<"$(python3 -c 'import json,sys
+read -r written steps stepmax <<<"$(/usr/bin/python3 -c 'import json,sys
 s = json.load(open(sys.argv[1]))["snapshot"]
 print(s["periodic_written"], s["copy_steps"], s["step_max_us"])' "$tmp/p.json")"
 [ "$written" -ge 3 ] && [ "$steps" -ge $((written * 32)) ] ||
 	{ echo "FAIL: periodic snapshots: $written written in $steps steps" >&2; exit 1; }
-python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["accounted"] else 1)' "$tmp/p.json"
+/usr/bin/python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["accounted"] else 1)' "$tmp/p.json"
 "$bin" --pcap-in "$tmp/a.pcap" --filter qqhtd --memory 8M --snapshot "$tmp/p.snap" \
 	>/dev/null 2>"$tmp/p2.err" || { cat "$tmp/p2.err" >&2; exit 1; }
 grep -q "loaded: 1 worker" "$tmp/p2.err"
@@ -120,7 +120,7 @@ echo "ok: periodic: $written snapshots of 8 MiB in $steps copy steps, longest st
 #    kill -9 after 4 s: a periodic snapshot was written on time (by the clock, not after
 #    so many frames), and it loads with the keys seen
 feed() {
-	python3 - <<'PY'
+	/usr/bin/python3 - <<'PY'
 import struct, sys, time
 out = sys.stdout.buffer
 out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))

@@ -78,7 +78,7 @@ print("ok: /pktdedup/workers, /ports, /config (%s %s), /delays (%d buckets) and 
                                                      wa["share_99"]["window_ns"]))
 PY
 # the exporter: every sample line is NAME{LABELS} VALUE, with the totals and histogram
-python3 - "$tmp/prom.txt" <<'PY'
+/usr/bin/python3 - "$tmp/prom.txt" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 series = {}

@@ -61,7 +61,7 @@ inline_run() { # label pktdedup-options...
 	td_pid=
 
 	sent=$(sed -n 's/.*Successful packets: *\([0-9]*\).*/\1/p' "$tmp/tcpreplay.log")
-	total() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"][sys.argv[2]])' "$tmp/stats.json" "$1"; }
+	total() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"][sys.argv[2]])' "$tmp/stats.json" "$1"; }
 	read -r dups uniq nokey <<<"$($tool count "$exp" packet)"
 	echo "tcpreplay sent $sent; pktdedup rx $(total rx) tx $(total tx) duplicate $(total duplicate) unparseable $(total unparseable)"
 	# frames the kernel cannot send (shorter than an Ethernet header) never arrive; every
@@ -83,7 +83,7 @@ inline_run "no window"
 # The same with a window longer than the whole replay (0.4 s): times from the RX TSC,
 # the same verdicts, and every duplicate's measured delay inside the replay's span.
 inline_run "--window 10s" --window 10s
-python3 - "$tmp/stats.json" <<'PY' || { echo "FAIL: inline window JSON" >&2; exit 1; }
+/usr/bin/python3 - "$tmp/stats.json" <<'PY' || { echo "FAIL: inline window JSON" >&2; exit 1; }
 import json, sys
 o = json.load(open(sys.argv[1]))
 h = o["delay_histogram"]
@@ -96,7 +96,7 @@ echo "ok: inline --window 10s: times from the RX TSC, every duplicate measured u
 # Overload: 200,000 different frames at tcpreplay --topspeed into a socket ring of 64
 # frames. Frames the kernel had no room for never reach pktdedup; the summary must count
 # them, so that every frame sent is either received or lost at the port, visibly.
-python3 "$root/scripts/gen_udp_pcap.py" "$tmp/burst.pcap" 200000 >/dev/null
+/usr/bin/python3 "$root/scripts/gen_udp_pcap.py" "$tmp/burst.pcap" 200000 >/dev/null
 "$bin" -l 0 --no-huge -m 512 --no-pci --file-prefix "pdveth$id" --no-telemetry \
 	--vdev "net_af_packet0,iface=$va,framecnt=64" -- --ports 0 --filter exact \
 	--action count --stats-json "$tmp/burst.json" >"$tmp/burst.log" 2>&1 &
@@ -108,7 +108,7 @@ kill -INT "$pd_pid"
 wait "$pd_pid" || { cat "$tmp/burst.log" >&2; echo "FAIL: overload: exit status" >&2; exit 1; }
 pd_pid=
 sent=$(sed -n 's/.*Successful packets: *\([0-9]*\).*/\1/p' "$tmp/tcpreplay.log")
-python3 - "$tmp/burst.json" "$sent" <<'PY' || { cat "$tmp/burst.log" >&2; echo "FAIL: overload accounting" >&2; exit 1; }
+/usr/bin/python3 - "$tmp/burst.json" "$sent" <<'PY' || { cat "$tmp/burst.log" >&2; echo "FAIL: overload accounting" >&2; exit 1; }
 import json, sys
 o = json.load(open(sys.argv[1])); sent = int(sys.argv[2])
 rx, lost = o["total"]["rx"], o["lost_at_ports"]

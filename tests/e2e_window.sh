@@ -88,7 +88,7 @@ done
 "$bin" --pcap-in "$root/pcap/tap.pcap" --filter exact --window 1s "${key[@]}" \
 	--stats-json "$tmp/h.json" >"$tmp/h.txt" 2>&1
 $ref delays "$root/pcap/tap.pcap" 1000000000 seen >"$tmp/delays"
-if python3 - "$tmp/h.json" "$tmp/delays" <<'PY'
+if /usr/bin/python3 - "$tmp/h.json" "$tmp/delays" <<'PY'
 import json, sys
 o = json.load(open(sys.argv[1]))
 h = o["delay_histogram"]
@@ -109,7 +109,8 @@ then ok "delay histogram: every bucket == the definition's delays, none at or ab
 grep -q "delay from copy to duplicate" "$tmp/h.txt" && ok "histogram in the summary" ||
 	bad "no histogram in the summary"
 "$bin" --pcap-in "$root/pcap/tap.pcap" --filter qqhtd --stats-json "$tmp/n.json" >/dev/null 2>&1
-python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["delay_histogram"] is None' \
+/usr/bin/python3 -c \
+	'import json,sys; assert json.load(open(sys.argv[1]))["delay_histogram"] is None' \
 	"$tmp/n.json" && ok "no histogram without times (qqhtd without a window)" ||
 	bad "histogram without times"
 

@@ -13,7 +13,7 @@ meson install -C "$build" --destdir "$dest" --no-rebuild >"$dest.log" 2>&1 ||
 	{ cat "$dest.log" >&2; rm -f "$dest.log"; fail "meson install"; }
 rm -f "$dest.log"
 prefix=$(meson introspect "$build" --buildoptions |
-	python3 -c 'import json, sys
+	/usr/bin/python3 -c 'import json, sys
 print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
 root=$dest$prefix
 for f in bin/pktdedup bin/pktdedup-eval bin/pktdedup-keys bin/pktdedup-prometheus \
