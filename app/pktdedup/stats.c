@@ -271,8 +271,12 @@ int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const ch
 	json_endpoints(&j);
 	json_str(&j, "filter", pd_filter_type_name(fp->type));
 	json_u64(&j, "memory_per_worker", fp->memory_bytes);
-	json_u64(&j, "filters_footprint_bytes", filters_stats().footprint_bytes);
-	json_u64(&j, "filters_unstored", filters_stats().unstored);
+	{
+		const struct pd_filter_stats fs = filters_stats();
+
+		json_u64(&j, "filters_footprint_bytes", fs.footprint_bytes);
+		json_u64(&j, "filters_unstored", fs.unstored);
+	}
 	json_str(&j, "key", pd_key_mode_name(c->key.mode));
 	json_str(&j, "action", c->action == PD_ACTION_DROP ? "drop" :
 			       c->action == PD_ACTION_MARK ? "mark" : "count");
@@ -346,6 +350,7 @@ void pd_stats_summary(double secs)
 	FILE *out = (c->stats_json != NULL && strcmp(c->stats_json, "-") == 0) ||
 		    (c->pcap_out != NULL && strcmp(c->pcap_out, "-") == 0) ||
 		    (c->dup_out != NULL && strcmp(c->dup_out, "-") == 0) ? stderr : stdout;
+	const struct pd_filter_stats fs = filters_stats();
 
 	pd_counters_sum(&t);
 	fprintf(out, "pktdedup: %" PRIu64 " packets in %.6f s: %" PRIu64 " unique, %" PRIu64
@@ -379,11 +384,11 @@ void pd_stats_summary(double secs)
 			pd_app.cfg.filter.window,
 			pd_app.cfg.filter.window_mode == PD_WINDOW_SEEN ? "seen" : "delivered",
 			pd_app.time_src == PD_TIME_PCAP ? "pcap timestamps" : "the RX TSC");
-	if (filters_stats().unstored != 0)
+	if (fs.unstored != 0)
 		fprintf(out, "pktdedup: warning: the %s filter could not grow (no memory): %" PRIu64
 			" new keys were not remembered, so their copies passed as new"
 			" (filters_unstored)\n", pd_filter_type_name(pd_app.plan.params.type),
-			filters_stats().unstored);
+			fs.unstored);
 	pd_estimate_summary(out);
 	pd_advice_print(out);
 	if (pd_app.want_delay) {

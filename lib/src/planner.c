@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pd_plan (pd_plan.h): the checks every filter's parameters pass, then the filter's own
- * planner, found in the registry (filters.c); and what a plan's filter will allocate. Above the registry, which points at the
- * planners (plan.c) below it.
+ * planner, found in the registry (filters.c); and what a plan's filter will allocate.
+ * Above the registry, which points at the planners (plan.c) below it.
  */
 #include <stdio.h>
 #include <string.h>
