@@ -9,10 +9,11 @@
 # harness's seeds are made; the seed generator at -O0: the same seeds, built in 4.3-4.7
 # s against 6.5-7.0 at -O1), then run FUZZ_JOBS at a time (default: the CPUs this shell
 # may use), each still for FUZZ_SECONDS of its own: a libFuzzer process keeps one CPU
-# busy, so on the 2-core machine running them in turn left one idle: the three took 2.5
-# minutes in turn (CI, 2026-11-27) and 1.8 two at a time, build included. Building side
-# by side: `FUZZ_SECONDS=1 bash scripts/fuzz.sh` from no build/fuzz took 47-48 s against
-# 62-73 built in turn (2026-11-28, two runs each, alternating, the machine busy).
+# busy, so on the 2-core machine running them in turn left one idle: the three there
+# were then took 2.5 minutes in turn (CI, 2026-11-27) and 1.8 two at a time, build
+# included. Building side by side: `FUZZ_SECONDS=1 bash scripts/fuzz.sh` from no
+# build/fuzz took 47-48 s against 62-73 built in turn (2026-11-28, two runs each,
+# alternating, the machine busy).
 #   FUZZ_SECONDS=600 [FUZZ_JOBS=1] bash scripts/fuzz.sh [HARNESS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
