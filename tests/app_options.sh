@@ -307,6 +307,15 @@ rc=0
 	"$tmp/err" && [ "$(wc -l <"$tmp/err")" -le 2 ] ||
 	{ cat "$tmp/err" >&2; echo "FAIL: an lcore past the machine ($rc)" >&2; exit 1; }
 echo "ok: -l 0-$ncpu on $ncpu CPUs: the lcore named, status 2"
+# more lcores than pktdedup has workers (64), all of them asked for: refused with the fix,
+# not a run on some of them (nor a write past the table of workers); a run is stopped at 20 s
+rc=0
+timeout -s INT 20 "$bin" --lcores "(0-69)@(0-$((ncpu - 1)))" --no-huge -m 256 --no-pci --no-shconf \
+	--file-prefix "pdlc$$" --vdev net_null0 -- --ports 0 >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "EAL has 70 lcores and pktdedup runs at most 64 workers: give --workers N" \
+	"$tmp/err" || { cat "$tmp/err" >&2; echo "FAIL: 70 lcores ($rc)" >&2; exit 1; }
+rm -rf "/var/run/dpdk/pdlc$$"
+echo "ok: 70 lcores, no --workers: told to give --workers, status 2"
 if [ "$(id -u)" -eq 0 ] && [ "$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)" = 0 ]; then
 	rc=0
 	"$bin" -l 0 --no-pci --vdev net_null0 -- --ports 0 >/dev/null 2>"$tmp/err" || rc=$?

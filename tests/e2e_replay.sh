@@ -122,20 +122,22 @@ cmp "$tmp/y2038.pcap" "$tmp/y2038-out.pcap" || fail "y2038: --action count chang
 echo "ok: timestamps after 2038 written as read"
 
 # 5. SIGINT or SIGHUP (a terminal that closes) while reading a pipe: 130 or 129, the
-#    frames read so far written, the snapshot too, and said so
+#    frames read so far written, the snapshot too, and said so; SIGINT with three workers
+#    and the periodic snapshot's thread (the reader, the main thread, takes the signal)
 mk stream "$tmp/stream.pcap" 3000
 mkfifo "$tmp/fifo"
 head -c $((24 + 1000 * (16 + 64))) "$tmp/stream.pcap" >"$tmp/part.pcap"
-for sig in INT:130:Interrupt HUP:129:Hangup; do
-	IFS=: read -r name want says <<<"$sig"
+for sig in "INT:130:Interrupt:--workers 3 --snapshot-interval 3600s" HUP:129:Hangup:; do
+	IFS=: read -r name want says more <<<"$sig"
 	rm -f "$tmp/int.snap"
 	# the feeder writes 1000 frames, then keeps the pipe open (no end of file); exec, so
 	# that killing it ends the sleep, which would hold the test's output open for 30 s
 	{ cat "$tmp/part.pcap"; exec sleep 30; } >"$tmp/fifo" &
 	feeder=$!
 	rc=0
+	# shellcheck disable=SC2086
 	"$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/int-out.pcap" --filter exact --key packet \
-		--snapshot "$tmp/int.snap" >"$tmp/int.out" 2>"$tmp/int.err" &
+		--snapshot "$tmp/int.snap" $more >"$tmp/int.out" 2>"$tmp/int.err" &
 	pid=$!
 	for _ in $(seq 100); do
 		grep -q "replay of" "$tmp/int.err" && break
@@ -152,8 +154,8 @@ for sig in INT:130:Interrupt HUP:129:Hangup; do
 	[ "$($tool frames "$tmp/int-out.pcap" | wc -l)" -eq 1000 ] || fail "SIG$name: frames written"
 	grep -q "1000 packets" "$tmp/int.out" || fail "SIG$name: no summary"
 	[ -s "$tmp/int.snap" ] || fail "SIG$name: no snapshot"
-	echo "ok: SIG$name while reading a pipe: status $want, the 1000 frames read written," \
-		"the snapshot too, said so"
+	echo "ok: SIG$name while reading a pipe${more:+ ($more)}: status $want, the 1000 frames" \
+		"read written, the snapshot too, said so"
 done
 
 # Linux cooked (SLL, SLL2) and raw-IP captures (pcap/dups.pcap rewritten by scapy): the

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pktdedup: the program's outline (main, at the end): options and checks, EAL, the
- * workers and where their packets come from (ports.c inline, replay.c offline), the
- * filters (and a snapshot's state: snapshot.c), the run (worker.c, replay.c), then the
- * summary (stats.c) and an orderly stop. Files that call each other form no circle
+ * pktdedup: the program's outline (main, at the end): options and checks, EAL (inline,
+ * or a replay with --telemetry), the workers (threads.c: where they run) and where their
+ * packets come from (ports.c inline, replay.c offline), the filters (and a snapshot's
+ * state: snapshot.c), the run (worker.c, replay.c), then the summary (stats.c) and an
+ * orderly stop. Files that call each other form no circle
  * (scripts/check_layers.py, the 'layers' test): main calls the others and none calls
  * main; the run's state (pd_app, the stop flag) is app.c's, the counter model
  * counters.c's, both below every other file. The inline worker (worker.c) reads the
@@ -13,10 +14,11 @@
  *   pktdedup [EAL options] -- [pktdedup options]
  *   pktdedup --pcap-in IN.pcap [--pcap-out OUT.pcap] [pktdedup options]
  *
- * The second form (replay.c) builds its own EAL arguments: no hugepages, no shared
- * config files and a file prefix of its own (pktdedup-PID, removed at exit), so parallel
- * runs never collide; no PCI and no devices: the capture is read with libpcap.
- * (--in-memory cannot be used: EAL refuses it with --no-huge.)
+ * The second form (replay.c) starts no EAL: the capture is read with libpcap, the workers
+ * are plain threads (threads.c). With --telemetry, whose socket is EAL's, it builds its
+ * own EAL arguments: no hugepages, no shared config files and a file prefix of its own
+ * (pktdedup-PID, removed at exit), so parallel runs never collide; no PCI and no
+ * devices. (--in-memory cannot be used: EAL refuses it with --no-huge.)
  */
 #include <errno.h>
 #include <limits.h>
@@ -50,7 +52,8 @@ static void on_signal(int sig)
  * SIGINT, SIGTERM and SIGHUP (pd_stop_signals) stop the run in order. Without
  * SA_RESTART, so that a read waiting on a pipe returns and the replay can stop too; and
  * delivered to the main thread only (the reader in a replay): they are blocked while
- * EAL makes its threads, which keep that mask, then unblocked here (stop_signals(0)).
+ * EAL makes its threads, which keep that mask, then unblocked here (stop_signals(0));
+ * a replay's plain threads start with every signal blocked (threads.c).
  * Unhandled, a hangup would kill the process as it stood: no summary, the snapshot not
  * written and the output cut at its last full stdio buffer. SIGPIPE is ignored: a
  * reader that closes its end of an output pipe (`| head`) fails the write with EPIPE,
@@ -75,9 +78,10 @@ static void stop_signals(int block)
 			sigaction(sig, &sa, NULL);
 }
 
-/* ---- replay: EAL without devices ---- */
+/* ---- replay with --telemetry: EAL without devices ---- */
 
-/* EAL arguments for replay. Returns argc; the strings live in a static buffer. */
+/* EAL arguments for a replay that serves telemetry. Returns argc; the strings live in a
+ * static buffer. */
 static int replay_eal_args(const struct pd_app_config *c, char *prog, char **out)
 {
 	static char lcores[64], prefix[64];
@@ -125,35 +129,38 @@ static int seed_from_getrandom(uint64_t *seed)
 static int make_workers(void)
 {
 	const struct pd_app_config *c = &pd_app.cfg;
-	unsigned lcore, want = c->workers, i = 0;
+	unsigned lcore[PD_APP_MAX_WORKERS], want = c->workers, n;
+	int socket[PD_APP_MAX_WORKERS];
 
-	RTE_LCORE_FOREACH(lcore) {
-		struct pd_worker *w;
-		int socket = (int)rte_lcore_to_socket_id(lcore);
-
-		if (want != 0 && i == want)
-			break;
-		w = rte_zmalloc_socket("pd_worker", sizeof(*w), RTE_CACHE_LINE_SIZE, socket);
-		if (w == NULL)
-			return -1;
-		w->app = &pd_app;
-		w->idx = i;
-		w->lcore = lcore;
-		w->txq = (uint16_t)i;
-		w->scratch = rte_malloc_socket("pd_scratch", PD_APP_SCRATCH_LEN,
-					       RTE_CACHE_LINE_SIZE, socket);
-		w->keybuf = rte_malloc_socket("pd_key", 2 * PD_APP_KEYBUF_LEN,
-					      RTE_CACHE_LINE_SIZE, socket);
-		if (w->scratch == NULL || w->keybuf == NULL)
-			return -1;
-		pd_app.w[i++] = w;
-	}
-	if (want != 0 && i < want) {
-		PD_LOG(ERR, "--workers %u: only %u lcores given to EAL (use -l)\n",
-			want, i);
+	if (pd_app.eal && want == 0 && rte_lcore_count() > PD_APP_MAX_WORKERS) {
+		PD_LOG(ERR, "EAL has %u lcores and pktdedup runs at most %d workers: give"
+			" --workers N, or fewer lcores (-l)\n", rte_lcore_count(), PD_APP_MAX_WORKERS);
 		return -2;
 	}
-	pd_app.nworkers = i;
+	/* without EAL (a replay) there are as many threads as asked for */
+	n = pd_threads_lcores(lcore, want != 0 ? want : pd_app.eal ? PD_APP_MAX_WORKERS : 1,
+			      socket);
+	for (unsigned i = 0; i < n; i++) {
+		struct pd_worker *w = pd_state_zalloc("pd_worker", sizeof(*w), socket[i]);
+
+		if (w == NULL)
+			return -1;
+		pd_app.w[i] = w;
+		pd_app.nworkers = i + 1; /* what teardown frees */
+		w->app = &pd_app;
+		w->idx = i;
+		w->lcore = lcore[i];
+		w->txq = (uint16_t)i;
+		w->scratch = pd_state_zalloc("pd_scratch", PD_APP_SCRATCH_LEN, socket[i]);
+		w->keybuf = pd_state_zalloc("pd_key", 2 * PD_APP_KEYBUF_LEN, socket[i]);
+		if (w->scratch == NULL || w->keybuf == NULL)
+			return -1;
+	}
+	if (want != 0 && n < want) {
+		PD_LOG(ERR, "--workers %u: only %u lcores given to EAL (use -l)\n",
+			want, n);
+		return -2;
+	}
 	return 0;
 }
 
@@ -189,32 +196,6 @@ static int create_filter(void *arg)
 			w->failed = 1;
 		}
 	}
-	return 0;
-}
-
-/*
- * Run fn on every worker: the other lcores are launched, then the main lcore runs its
- * own worker, if it has one (*main_ran). A launch failure stops the launched ones
- * (pd_force_quit) and returns -1; the caller still waits for them.
- */
-static int run_on_workers(int (*fn)(void *), int *main_ran)
-{
-	struct pd_worker *mainw = NULL;
-
-	for (unsigned i = 0; i < pd_app.nworkers; i++) {
-		struct pd_worker *w = pd_app.w[i];
-
-		if (w->lcore == rte_get_main_lcore()) {
-			mainw = w;
-		} else if (rte_eal_remote_launch(fn, w, w->lcore) != 0) {
-			PD_LOG(ERR, "cannot launch lcore %u\n", w->lcore);
-			pd_force_quit = 1;
-			return -1;
-		}
-	}
-	if (mainw != NULL)
-		fn(mainw);
-	*main_ran = mainw != NULL;
 	return 0;
 }
 
@@ -409,8 +390,8 @@ static int filters_setup(void)
 
 	if (memory_check() != 0 || pd_snap_prepare() != 0)
 		return 1;
-	rc = run_on_workers(create_filter, &main_ran);
-	rte_eal_mp_wait_lcore();
+	rc = pd_threads_launch(create_filter, &main_ran);
+	pd_threads_wait();
 	for (unsigned i = 0; i < pd_app.nworkers; i++)
 		rc |= pd_app.w[i]->failed ? -1 : 0;
 	if (rc != 0 || pd_snap_load() != 0)
@@ -478,21 +459,14 @@ static int run(void)
 	if (pd_snap_start() != 0)
 		return 1;
 	/* the main lcore either works (its loop prints the periodic line) or waits here */
-	if (run_on_workers(loop, &main_ran) != 0)
+	if (pd_threads_launch(loop, &main_ran) != 0)
 		status = 1;
 	else if (!main_ran)
-		for (;;) {
-			int running = 0;
-			unsigned l;
-
-			RTE_LCORE_FOREACH_WORKER(l)
-				running |= rte_eal_get_lcore_state(l) == RUNNING;
-			if (!running)
-				break;
-			rte_delay_ms(10);
+		while (pd_threads_running()) {
+			rte_delay_us_sleep(10000);
 			pd_stats_tick();
 		}
-	rte_eal_mp_wait_lcore();
+	pd_threads_wait();
 	return status;
 }
 
@@ -556,18 +530,20 @@ static void teardown(void)
 		pd_filter_destroy(pd_app.w[i]->filter);
 		pd_estimate_free(pd_app.w[i]->est);
 		pd_allow_free(pd_app.w[i]->allow);
-		for (unsigned o = 0; o < pd_app.nworkers; o++) {
+		for (unsigned o = 0; o < pd_app.nworkers; o++) { /* inline: ports.c's, EAL's */
 			rte_free(pd_app.w[i]->to[o]);
 			rte_free(pd_app.w[i]->back[o]);
 			rte_free(pd_app.w[i]->pending[o]);
 		}
-		rte_free(pd_app.w[i]->scratch);
-		rte_free(pd_app.w[i]->keybuf);
+		pd_state_free(pd_app.w[i]->scratch);
+		pd_state_free(pd_app.w[i]->keybuf);
 		for (unsigned p = 0; p < RTE_MAX_ETHPORTS; p++)
 			rte_free(pd_app.w[i]->tx[p]);
 		rte_mempool_free(pd_app.w[i]->pool); /* the ports are closed: all back */
-		rte_free(pd_app.w[i]);
+		pd_state_free(pd_app.w[i]);
 	}
+	if (!pd_app.eal)
+		return;
 	/* replay: the runtime directory is this process's own (unique prefix) */
 	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
@@ -589,7 +565,7 @@ int main(int argc, char **argv)
 	status = parse_args(argc, argv, &sep);
 	if (status == 0)
 		status = preflight();
-	if (status == 0 && pd_app.replay) { /* before EAL: a bad file costs nothing */
+	if (status == 0 && pd_app.replay) { /* before the filters: a bad file costs nothing */
 		rc = pd_replay_open();
 		status = rc == 0 ? 0 : rc == -2 ? 2 : 1; /* -2: a bad --bpf */
 	}
@@ -597,20 +573,23 @@ int main(int argc, char **argv)
 		status = pd_eal_check(sep, argv);
 	if (status != 0)
 		return status;
-	stop_signals(1);
-	rc = pd_app.replay ? rte_eal_init(replay_eal_args(&pd_app.cfg, argv[0], eal_argv),
-					  eal_argv) :
-			     rte_eal_init(sep, argv);
-	if (rc < 0) {
-		eal_failed();
-		return 1;
+	pd_app.eal = !pd_app.replay || pd_app.cfg.telemetry; /* threads.c says why */
+	if (pd_app.eal) {
+		stop_signals(1);
+		rc = pd_app.replay ? rte_eal_init(replay_eal_args(&pd_app.cfg, argv[0], eal_argv),
+						  eal_argv) :
+				     rte_eal_init(sep, argv);
+		if (rc < 0) {
+			eal_failed();
+			return 1;
+		}
+		clock_setup();
 	}
 	stop_signals(0);
 	if (pd_app.replay) /* a replay's messages go to stderr, not to syslog */
 		rte_openlog_stream(stderr);
 	if (pd_app.cfg.quiet) /* errors and warnings only, whatever --log-level said */
 		rte_log_set_level(pd_logtype, RTE_LOG_WARNING);
-	clock_setup();
 	status = setup();
 	if (status == 0)
 		status = filters_setup();
@@ -621,7 +600,8 @@ int main(int argc, char **argv)
 		if (pd_app.replay && pd_app.cfg.telemetry) /* asked for: said even with --quiet */
 			fprintf(stderr, "pktdedup: telemetry: %s/dpdk_telemetry.v2\n",
 				rte_eal_get_runtime_dir());
-		pd_telemetry_register();
+		if (pd_app.eal)
+			pd_telemetry_register();
 		pd_stats_start();
 		t0 = pd_now_s();
 		status = run();

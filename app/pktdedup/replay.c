@@ -7,8 +7,8 @@
  * there are no ports and no mbufs. (An mbuf is a receive buffer: a file's frames are
  * already whole in memory, so offline runs need neither net_pcap, whose 16-bit lengths
  * cut frames over 64 KiB, nor a pool sized for the largest frame, nor a second reader
- * for the timestamps. EAL still starts, without hugepages or devices, for the worker
- * lcores and the snapshot thread.) Every frame libpcap reads is keyed and
+ * for the timestamps. No EAL starts: the workers are plain threads, threads.c, unless
+ * --telemetry asks for EAL's socket.) Every frame libpcap reads is keyed and
  * deduplicated, unless --bpf leaves it out (then it passes as it came, bypassed); the
  * batch's records keep their timestamps (64-bit ns), original lengths and, from pcapng,
  * their blocks for the output.
@@ -93,8 +93,8 @@ static struct {
 	double t0, shown;      /* when the reading started, when progress was last shown */
 } R;
 
-/* The input, opened before EAL so that a bad file costs nothing; --bpf compiled for its
- * link type. */
+/* The input, opened before any filter is made (and EAL, with --telemetry), so that a bad
+ * file costs nothing; --bpf compiled for its link type. */
 int pd_replay_open(void)
 {
 	const struct pd_app_config *c = &pd_app.cfg;

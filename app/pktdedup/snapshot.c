@@ -33,8 +33,6 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
-#include <rte_lcore.h>
-#include <rte_pause.h>
 
 #include <pktdedup/pd_snapshot.h>
 
@@ -299,7 +297,7 @@ void pd_snap_step(struct pd_worker *w, uint64_t max_bytes)
 {
 	struct pd_worker_snap *s = &w->snap;
 	struct pd_error err;
-	uint64_t t0 = rte_rdtsc(), dt;
+	uint64_t t0 = pd_now_ns(), dt;
 	int r;
 
 	r = pd_filter_save_state_step(w->filter, s->buf, s->cap, &s->done, max_bytes, &err);
@@ -308,11 +306,11 @@ void pd_snap_step(struct pd_worker *w, uint64_t max_bytes)
 	if (r > 0 && s->est_buf != NULL)
 		s->est_len = (uint64_t)pd_estimate_save_state(w->est, s->est_buf,
 							      pd_estimate_state_size(w->est));
-	dt = rte_rdtsc() - t0;
+	dt = pd_now_ns() - t0;
 	s->steps++;
-	s->copy_cycles += dt;
-	if (dt > s->step_max_cycles)
-		s->step_max_cycles = dt;
+	s->copy_ns += dt;
+	if (dt > s->step_max_ns)
+		s->step_max_ns = dt;
 	if (r == 0)
 		return;
 	if (r < 0)
@@ -469,8 +467,8 @@ int pd_snap_start(void)
 			PD_LOG(ERR, "snapshot: cannot allocate the copy buffers\n");
 			return -1;
 		}
-	/* a control thread: on the CPUs the lcores leave free, named in ps */
-	if (rte_ctrl_thread_create(&thread, "pd-snapshot", NULL, snap_thread, NULL) != 0) {
+	/* named in ps; inline, on the CPUs the lcores leave free */
+	if (pd_thread_ctrl(&thread, "pd-snapshot", snap_thread) != 0) {
 		PD_LOG(ERR, "snapshot: cannot start its thread\n");
 		return -1;
 	}
@@ -539,8 +537,7 @@ int pd_snap_finish(void)
 /* The "snapshot" object of the JSON summary (nothing without --snapshot). */
 void pd_snap_json(struct json *j)
 {
-	uint64_t steps = 0, maxc = 0, cyc = 0;
-	double hz = (double)rte_get_tsc_hz();
+	uint64_t steps = 0, maxns = 0, ns = 0;
 
 	if (pd_app.cfg.snapshot == NULL)
 		return;
@@ -548,16 +545,16 @@ void pd_snap_json(struct json *j)
 		const struct pd_worker_snap *s = &pd_app.w[i]->snap;
 
 		steps += s->steps;
-		cyc += s->copy_cycles;
-		if (s->step_max_cycles > maxc)
-			maxc = s->step_max_cycles;
+		ns += s->copy_ns;
+		if (s->step_max_ns > maxns)
+			maxns = s->step_max_ns;
 	}
 	json_open(j, "snapshot", '{', 1);
 	json_u64(j, "periodic_written", written);
 	json_u64(j, "periodic_failed", failed);
 	json_u64(j, "copy_steps", steps);
-	json_f64(j, "step_max_us", "%.1f", maxc / hz * 1e6);
-	json_f64(j, "copy_total_ms", "%.3f", cyc / hz * 1e3);
+	json_f64(j, "step_max_us", "%.1f", maxns / 1e3);
+	json_f64(j, "copy_total_ms", "%.3f", ns / 1e6);
 	json_f64(j, "last_write_ms", "%.3f", last_write_s * 1e3);
 	json_f64(j, "final_write_ms", "%.3f", final_write_s * 1e3);
 	json_close(j);
