@@ -8,6 +8,8 @@
 #  - timestamps after 2038 (2,147,483,653 s) are written as read;
 #  - SIGINT or SIGHUP during a replay from a pipe: status 130 or 129, "interrupted", the
 #    frames read so far written, the snapshot too, and a summary that says it.
+#  - a worker thread that cannot be made (user nobody, ulimit -u 2): status 1 with the
+#    reason and the fix, and no hang (the threads already made are sent back).
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
 tmp=$(mktemp -d)
@@ -260,3 +262,23 @@ assert changed == t["marked"], (changed, t)
 PY
 echo "ok: SLL and SLL2 replays keep (and mark) the Ethernet replay's frames, in their link type;" \
 	"raw IP keys its $(wc -l <"$tmp/raw.idx") IP frames and marks exactly its copies"
+
+# 6. a worker thread the system refuses: as user nobody with ulimit -u 2 (the main thread
+#    and one more), --workers 3 stops at worker 2 with status 1, the reason and the fix,
+#    within 30 s. Where nobody cannot run the build (a private home), it is not checked.
+if [ "$(id -u)" -eq 0 ] && [ "$(ps -u nobody --no-headers | wc -l)" -eq 0 ] &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" --version >/dev/null 2>&1; then
+	mkdir "$tmp/nobody"
+	chmod 777 "$tmp" "$tmp/nobody"
+	cp "$root/pcap/dups.pcap" "$tmp/nobody/"
+	rc=0
+	# shellcheck disable=SC2016
+	timeout -s KILL 30 setpriv --reuid=65534 --regid=65534 --clear-groups bash -c \
+		'ulimit -u 2 && exec "$0" --pcap-in "$1/dups.pcap" --pcap-out "$1/o.pcap" \
+		--workers 3 --memory 1M' "$bin" "$tmp/nobody" >/dev/null 2>"$tmp/thr.err" || rc=$?
+	[ "$rc" -eq 1 ] && grep -q "cannot start worker 2: .*ulimit -u: raise it or give fewer --workers" \
+		"$tmp/thr.err" || { cat "$tmp/thr.err" >&2; fail "a thread refused: status $rc"; }
+	echo "ok: a worker thread refused (ulimit -u 2, --workers 3): status 1, the reason and the fix"
+else
+	echo "note: a refused thread not checked (user nobody cannot run $bin here, or has processes)"
+fi

@@ -97,46 +97,83 @@ static int start_thread(pthread_t *tid, const char *name, void *(*fn)(void *), v
 	return rc;
 }
 
+/*
+ * A replay's threads wait at a gate until all of them are made: if one cannot be (a
+ * limit on threads: EAGAIN), the others are sent back before they run, as a worker
+ * started alone would wait at replay.c's barrier for the missing one forever.
+ */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static int gate; /* 0: wait; 1: run; -1: return without running */
+
+static void set_gate(int how)
+{
+	pthread_mutex_lock(&gate_lock);
+	gate = how;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+}
+
 static void *worker_thread(void *arg)
 {
 	unsigned i = (unsigned)(uintptr_t)arg;
+	int go;
 
-	th[i].fn(th[i].arg);
+	pthread_mutex_lock(&gate_lock);
+	while (gate == 0)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	go = gate > 0;
+	pthread_mutex_unlock(&gate_lock);
+	if (go)
+		th[i].fn(th[i].arg);
 	atomic_fetch_sub_explicit(&running, 1, memory_order_release);
 	return NULL;
+}
+
+/* Worker i (not 0) on a thread of its own, held at the gate: 0 or an errno. */
+static int start_worker(unsigned i, int (*fn)(void *))
+{
+	char name[16];
+	int rc;
+
+	th[i].fn = fn;
+	th[i].arg = pd_app.w[i];
+	snprintf(name, sizeof(name), "pd-worker-%u", i);
+	atomic_fetch_add_explicit(&running, 1, memory_order_relaxed);
+	rc = start_thread(&th[i].tid, name, worker_thread, (void *)(uintptr_t)i);
+	th[i].started = rc == 0;
+	if (rc != 0)
+		atomic_fetch_sub_explicit(&running, 1, memory_order_relaxed);
+	return rc;
 }
 
 int pd_threads_launch(int (*fn)(void *), int *main_ran)
 {
 	struct pd_worker *mainw = NULL;
 
+	if (!pd_app.eal)
+		set_gate(0);
 	for (unsigned i = 0; i < pd_app.nworkers; i++) {
 		struct pd_worker *w = pd_app.w[i];
-		char name[16];
 		int rc;
 
 		if (pd_app.eal ? w->lcore == rte_get_main_lcore() : i == 0) {
 			mainw = w;
 			continue;
 		}
-		if (pd_app.eal) {
-			rc = rte_eal_remote_launch(fn, w, w->lcore);
-		} else {
-			th[i].fn = fn;
-			th[i].arg = w;
-			snprintf(name, sizeof(name), "pd-worker-%u", i);
-			atomic_fetch_add_explicit(&running, 1, memory_order_relaxed);
-			rc = start_thread(&th[i].tid, name, worker_thread, (void *)(uintptr_t)i);
-			th[i].started = rc == 0;
-			if (rc != 0)
-				atomic_fetch_sub_explicit(&running, 1, memory_order_relaxed);
-		}
+		rc = pd_app.eal ? -rte_eal_remote_launch(fn, w, w->lcore) : start_worker(i, fn);
 		if (rc != 0) {
-			PD_LOG(ERR, "cannot start worker %u: %s\n", i, strerror(rc < 0 ? -rc : rc));
+			PD_LOG(ERR, "cannot start worker %u: %s%s\n", i, strerror(rc),
+			       rc == EAGAIN && !pd_app.eal ? " (the limit on processes and"
+			       " threads, ulimit -u: raise it or give fewer --workers)" : "");
 			pd_force_quit = 1;
+			if (!pd_app.eal)
+				set_gate(-1);
 			return -1;
 		}
 	}
+	if (!pd_app.eal)
+		set_gate(1);
 	if (mainw != NULL)
 		fn(mainw);
 	*main_ran = mainw != NULL;
