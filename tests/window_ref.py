@@ -3,7 +3,7 @@
 """Reference for the window tests, independent of pktdedup's code (scapy decodes the
 frames; Debian's python3-scapy, so run with /usr/bin/python3; the records are read with
 pcap_tool.py, and scapy is imported only to decode or write frames: the import takes
-half a second, and e2e_window asks for indices a hundred times):
+half a second, and e2e_window asks for indices fifty times):
 
     window_ref.py normalise IN OUT       OUT: each frame as a packet broker compares it:
                                          MACs zeroed, VLAN tags removed, IPv4 TTL and
@@ -15,6 +15,9 @@ half a second, and e2e_window asks for indices a hundred times):
                                          indices of IN's frames that OUT holds: OUT is IN
                                          with frames left out (greedy, in order; exact
                                          when no frame occurs more than twice)
+    window_ref.py indices IN OUT         indices-by-bytes, and status 1 unless
+                                         indices-by-time gives the same (OUT's records
+                                         carry the timestamps of IN's)
     window_ref.py expect IN W MODE       indices of the frames a window of W ns keeps
                                          (MODE seen or delivered), on normalised frames
     window_ref.py delays IN W MODE       the delay of each duplicate there (ns): its time
@@ -104,6 +107,16 @@ def main():
         print("\n".join(map(str, indices_by_time(sys.argv[2], sys.argv[3]))))
     elif cmd == "indices-by-bytes":
         print("\n".join(map(str, indices_by_bytes(sys.argv[2], sys.argv[3]))))
+    elif cmd == "indices":
+        got = indices_by_bytes(sys.argv[2], sys.argv[3])
+        try:
+            same = indices_by_time(sys.argv[2], sys.argv[3]) == got
+        except KeyError:  # a timestamp IN does not have
+            same = False
+        if not same:
+            sys.exit("%s: the records' timestamps are not those of %s's frames" %
+                     (sys.argv[3], sys.argv[2]))
+        print("\n".join(map(str, got)))
     elif cmd == "delays":
         recs = records(sys.argv[2])
         delays = []
