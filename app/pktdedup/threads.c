@@ -12,10 +12,10 @@
  * of what EAL gives: no ports, no mbufs, no hugepages; its workers meet at a pthread
  * barrier (replay.c) and its times come from the monotonic clock (pd_now_s).
  *
- * A replay's threads float over every CPU, as its EAL lcores did ("(0-N)@(0-CPUs)"); they
- * start with every signal blocked, so that the stop signals reach the main thread, the
- * reader, whose blocking read they interrupt (main.c). Worker 0 is the main thread in
- * both cases.
+ * A replay's threads are not pinned (replays run side by side; with --telemetry its
+ * lcores float too: "(0-N)@(0-CPUs)"). Worker 0 is the main thread, the reader; the
+ * others start with every signal blocked, so that the stop signals reach the reader,
+ * whose blocking read they interrupt (main.c).
  */
 #include <errno.h>
 #include <pthread.h>
