@@ -169,12 +169,14 @@ echo "ok: progress on a terminal, none with --quiet or on a pipe"
 
 # 5. a reader that leaves early (issue 38 N3): `| head -c 100` closes the pipe. The run
 #    stops in order: status 141 as for SIGPIPE, the summary, the JSON and the snapshot
-#    written, every frame accounted for, no runtime directory left behind
+#    written, every frame accounted for, no runtime directory left behind (--telemetry: the
+#    one replay that starts EAL, which makes one)
 for i in $(seq 30); do echo "$in"; done | xargs mergecap -a -F pcap -w big.pcap
 rundirs() { ls -d /var/run/dpdk/pktdedup-* 2>/dev/null | sort || true; }
 rundirs >dirs.before
 set +e
-"$bin" --pcap-in big.pcap --pcap-out - --stats-json j.json --snapshot s.snap 2>head.log |
+"$bin" --pcap-in big.pcap --pcap-out - --stats-json j.json --snapshot s.snap --telemetry \
+	2>head.log |
 	head -c 100 >/dev/null
 rc=${PIPESTATUS[0]}
 set -e
