@@ -39,29 +39,63 @@ done
 ip netns exec "$nsa" sh -c 'sysctl -qw net.ipv6.conf.a0.disable_ipv6=1; ip link set a0 up'
 ip netns exec "$nsb" sh -c 'sysctl -qw net.ipv6.conf.b0.disable_ipv6=1; ip link set b0 up'
 
+# Waits, instead of fixed sleeps (which took 10 of this test's 14 s): until FILE has a
+# line matching PATTERN (at most 20 s), or until pktdedup's received count, on its
+# counter line every 100 ms, has not changed for 0.5 s (at most 20 s).
+wait_line() { # file pattern
+	local i
+	for ((i = 0; i < 200; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "FAIL: no '$2' in $1 after 20 s: $(cat "$1")" >&2
+	exit 1
+}
+rx_settled() { # pktdedup's log
+	local i last=-1 now same=0
+	for ((i = 0; i < 200; i++)); do
+		now=$(grep -o ' rx [0-9]*' "$1" | tail -1)
+		if [ "$now" = "$last" ]; then
+			same=$((same + 1))
+			[ "$same" -ge 5 ] && return 0
+		else
+			same=0 last=$now
+		fi
+		sleep 0.1
+	done
+	echo "FAIL: pktdedup still receiving after 20 s: $(tail -1 "$1")" >&2
+	exit 1
+}
+
 inline_run() { # label pktdedup-options...
 	local label=$1
 	shift
 	"$bin" -l 0 --no-huge -m 512 --no-pci --file-prefix "pdveth$id" --no-telemetry \
 		--vdev "net_af_packet0,iface=$va" --vdev "net_af_packet1,iface=$vb" -- \
-		--ports 0,1 --filter exact --key packet --stats-json "$tmp/stats.json" "$@" \
-		>"$tmp/pktdedup.log" 2>&1 &
+		--ports 0,1 --filter exact --key packet --stats-json "$tmp/stats.json" \
+		--stats-interval 100ms "$@" >"$tmp/pktdedup.log" 2>&1 &
 	pd_pid=$!
 	ip netns exec "$nsb" tcpdump -Q in -i b0 -U -w "$tmp/cap.pcap" >"$tmp/tcpdump.log" 2>&1 &
 	td_pid=$!
-	sleep 2 # EAL start, tcpdump listening
+	wait_line "$tmp/pktdedup.log" "s rx " # the ports started, the worker polling
+	wait_line "$tmp/tcpdump.log" "listening on b0"
 	ip netns exec "$nsa" tcpreplay -i a0 --pps 3000 "$in" >"$tmp/tcpreplay.log" 2>&1 || true
-	sleep 1
+	rx_settled "$tmp/pktdedup.log"
 	kill -INT "$pd_pid"
 	wait "$pd_pid" || { cat "$tmp/pktdedup.log" >&2; echo "FAIL: pktdedup exit status" >&2; exit 1; }
 	pd_pid=
-	sleep 0.5
-	kill -INT "$td_pid"
-	wait "$td_pid" || true
-	td_pid=
 
 	sent=$(sed -n 's/.*Successful packets: *\([0-9]*\).*/\1/p' "$tmp/tcpreplay.log")
 	total() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"][sys.argv[2]])' "$tmp/stats.json" "$1"; }
+	# tcpdump writes each frame as it comes (-U): stopped once it holds every frame sent
+	local i
+	for ((i = 0; i < 50; i++)); do
+		[ "$($tool frames "$tmp/cap.pcap" 2>/dev/null | wc -l)" -ge "$(total tx)" ] && break
+		sleep 0.1
+	done
+	kill -INT "$td_pid"
+	wait "$td_pid" || true
+	td_pid=
 	read -r dups uniq nokey <<<"$($tool count "$exp" packet)"
 	echo "tcpreplay sent $sent; pktdedup rx $(total rx) tx $(total tx) duplicate $(total duplicate) unparseable $(total unparseable)"
 	# frames the kernel cannot send (shorter than an Ethernet header) never arrive; every
@@ -99,11 +133,11 @@ echo "ok: inline --window 10s: times from the RX TSC, every duplicate measured u
 /usr/bin/python3 "$root/scripts/gen_udp_pcap.py" "$tmp/burst.pcap" 200000 >/dev/null
 "$bin" -l 0 --no-huge -m 512 --no-pci --file-prefix "pdveth$id" --no-telemetry \
 	--vdev "net_af_packet0,iface=$va,framecnt=64" -- --ports 0 --filter exact \
-	--action count --stats-json "$tmp/burst.json" >"$tmp/burst.log" 2>&1 &
+	--action count --stats-json "$tmp/burst.json" --stats-interval 100ms >"$tmp/burst.log" 2>&1 &
 pd_pid=$!
-sleep 2
+wait_line "$tmp/burst.log" "s rx "
 ip netns exec "$nsa" tcpreplay -i a0 --topspeed "$tmp/burst.pcap" >"$tmp/tcpreplay.log" 2>&1 || true
-sleep 1
+rx_settled "$tmp/burst.log"
 kill -INT "$pd_pid"
 wait "$pd_pid" || { cat "$tmp/burst.log" >&2; echo "FAIL: overload: exit status" >&2; exit 1; }
 pd_pid=
