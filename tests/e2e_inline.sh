@@ -275,12 +275,15 @@ rc=0
 [ "$rc" -eq 2 ] && grep -q "port 0 (net_pcap0) has 1 TX queue, and each of the 3 workers sends on \
 one of its own: use --workers 1" "$tmp/err" ||
 	{ echo "FAIL: one TX queue, three workers: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
+# (at EAL's default log levels: the port that never started is not stopped, which
+# ethdev would answer with "already stopped")
 rc=0
-"$bin" --no-huge -m 512 --no-pci --no-shconf --file-prefix "$prefix" --log-level '*:warning' \
+"$bin" --no-huge -m 512 --no-pci --no-shconf --file-prefix "$prefix" \
 	-l 0 --vdev "net_pcap0,rx_pcap=$tmp/mirror.pcap,infinite_rx=1" -- --ports 0 \
 	--mbufs 2048 >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 1 ] && grep -q "port 0: RX queue 0: Invalid argument (its pool holds 2048 mbufs" \
-	"$tmp/err" || { echo "FAIL: infinite_rx, a small pool: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
+	"$tmp/err" && ! grep -q "already stopped" "$tmp/err" ||
+	{ echo "FAIL: infinite_rx, a small pool: status $rc: $(cat "$tmp/err")" >&2; exit 1; }
 echo "ok: a port with fewer TX queues than workers: status 2 and what to change; a pool" \
 	"too small for infinite_rx: its size named"
 

@@ -37,6 +37,10 @@ static int rss_fields(const struct pd_key_config *k, uint64_t *hf)
 }
 
 /* A port with nrxq RX queues, queue q receiving into pools[q], and ntxq TX queues. */
+/* Ports started (pd_ports_close stops only those: ethdev says "already stopped" of the
+ * others, a port whose setup failed). */
+static uint8_t started[RTE_MAX_ETHPORTS];
+
 static int port_setup(uint16_t port, unsigned nrxq, struct rte_mempool *const *pools,
 		      unsigned ntxq, int rss, uint64_t rss_hf)
 {
@@ -83,6 +87,7 @@ static int port_setup(uint16_t port, unsigned nrxq, struct rte_mempool *const *p
 	rc = rte_eth_dev_start(port);
 	if (rc != 0)
 		return rc;
+	started[port] = 1;
 	/* vdevs such as net_pcap do not support it; that is not an error */
 	(void)rte_eth_promiscuous_enable(port);
 	return 0;
@@ -96,7 +101,8 @@ void pd_ports_close(const uint16_t *ports, unsigned n)
 		return;
 	closed = 1;
 	for (unsigned p = 0; p < n; p++) {
-		rte_eth_dev_stop(ports[p]);
+		if (started[ports[p]])
+			rte_eth_dev_stop(ports[p]);
 		rte_eth_dev_close(ports[p]);
 	}
 }
