@@ -36,11 +36,11 @@ static int rss_fields(const struct pd_key_config *k, uint64_t *hf)
 	}
 }
 
-/* A port with nrxq RX queues, queue q receiving into pools[q], and ntxq TX queues. */
 /* Ports started (pd_ports_close stops only those: ethdev says "already stopped" of the
  * others, a port whose setup failed). */
 static uint8_t started[RTE_MAX_ETHPORTS];
 
+/* A port with nrxq RX queues, queue q receiving into pools[q], and ntxq TX queues. */
 static int port_setup(uint16_t port, unsigned nrxq, struct rte_mempool *const *pools,
 		      unsigned ntxq, int rss, uint64_t rss_hf)
 {
