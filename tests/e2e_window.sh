@@ -7,7 +7,7 @@
 #     fixtures (tap-late.pcap has copies that arrive before their earlier-stamped
 #     original, where editcap -w and the definition part ways);
 #  3. the delay histogram: each bucket holds exactly the delays the definition gives
-#     (window_ref.py delays), none above the window;
+#     (window_ref.py), none above the window;
 #  4. option errors.
 # Every output also carries the input records' timestamps.
 set -euo pipefail
@@ -38,11 +38,16 @@ kept() { # in window_ns mode filter... -> indices on stdout
 	$ref indices "$in" "$tmp/out.pcap"
 }
 
+# The reference, once for each fixture: the normalised capture, and for each window and
+# mode the frames kept and each duplicate's delay ($tmp/FIXTURE.MODE.W[.delays])
+for fx in tap tap-late; do
+	$ref expect-all "$root/pcap/$fx.pcap" "$tmp/$fx" "${windows[@]}"
+done
+
 # 1. editcap -w on the normalised capture
-$ref normalise "$root/pcap/tap.pcap" "$tmp/norm.pcap"
 for w in "${windows[@]}"; do
 	secs=$(awk -v w="$w" 'BEGIN { printf "%.9f", w / 1e9 }')
-	editcap -F nsecpcap -w "$secs" "$tmp/norm.pcap" "$tmp/editcap.pcap" >/dev/null
+	editcap -F nsecpcap -w "$secs" "$tmp/tap.norm.pcap" "$tmp/editcap.pcap" >/dev/null
 	$ref indices-by-time "$root/pcap/tap.pcap" "$tmp/editcap.pcap" >"$tmp/editcap.idx"
 	total=$(capinfos -Mc "$root/pcap/tap.pcap" | awk '/Number of packets/ { print $NF }')
 	[ "$(wc -l <"$tmp/editcap.idx")" -lt "$total" ] || bad "editcap -w $secs removed nothing"
@@ -60,7 +65,6 @@ done
 
 # 2. the definition, both modes, both fixtures
 for fx in tap tap-late; do
-	$ref expect-all "$root/pcap/$fx.pcap" "$tmp/$fx" "${windows[@]}"
 	for w in "${windows[@]}"; do
 		for mode in seen delivered; do
 			for f in exact qhtlru qqhtd; do
@@ -84,8 +88,7 @@ done
 # 3. the delay histogram (exact measures every duplicate's delay)
 "$bin" --pcap-in "$root/pcap/tap.pcap" --filter exact --window 1s "${key[@]}" \
 	--stats-json "$tmp/h.json" >"$tmp/h.txt" 2>&1
-$ref delays "$root/pcap/tap.pcap" 1000000000 seen >"$tmp/delays"
-if /usr/bin/python3 - "$tmp/h.json" "$tmp/delays" <<'PY'
+if /usr/bin/python3 - "$tmp/h.json" "$tmp/tap.seen.1000000000.delays" <<'PY'
 import json, sys
 o = json.load(open(sys.argv[1]))
 h = o["delay_histogram"]

@@ -24,7 +24,10 @@ half a second, and e2e_window asks for indices fifty times):
                                          minus its reference time T, 0 if not after T
     window_ref.py expect-all IN PREFIX W...
                                          the same for each W and both modes, into files
-                                         PREFIX.<mode>.<W> (one normalisation pass)
+                                         PREFIX.<mode>.<W> (indices) and
+                                         PREFIX.<mode>.<W>.delays, and the normalised
+                                         capture into PREFIX.norm.pcap: one
+                                         normalisation pass, one import of scapy
 
 The window definition (docs/windows.md): a frame at time t whose normalised bytes were
 seen before has a reference time T, the newest time among its earlier copies (seen) or
@@ -93,16 +96,22 @@ def indices_by_bytes(inp, out):
     return idx
 
 
+def write_normalised(path, recs, keys):
+    """recs' timestamps with keys (their normalised frames) as a nanosecond pcap."""
+    from scapy.utils import RawPcapWriter
+
+    w = RawPcapWriter(path, linktype=1, nano=True, sync=True)
+    w.write_header(None)
+    for (t, _), k in zip(recs, keys):
+        w.write_packet(k, sec=t // 10 ** 9, usec=t % 10 ** 9)
+    w.close()
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "normalise":
-        from scapy.utils import RawPcapWriter
-
-        w = RawPcapWriter(sys.argv[3], linktype=1, nano=True, sync=True)
-        w.write_header(None)
-        for t, frame in records(sys.argv[2]):
-            w.write_packet(normalise(frame), sec=t // 10 ** 9, usec=t % 10 ** 9)
-        w.close()
+        recs = records(sys.argv[2])
+        write_normalised(sys.argv[3], recs, [normalise(f) for _, f in recs])
     elif cmd == "indices-by-time":
         print("\n".join(map(str, indices_by_time(sys.argv[2], sys.argv[3]))))
     elif cmd == "indices-by-bytes":
@@ -129,10 +138,17 @@ def main():
             if sys.argv[4] not in ("seen", "delivered"):
                 sys.exit("mode: seen or delivered")
             print("\n".join(map(str, expect(recs, keys, int(sys.argv[3]), sys.argv[4]))))
+        else:
+            write_normalised(sys.argv[3] + ".norm.pcap", recs, keys)
         for w in sys.argv[4:] if cmd == "expect-all" else ():
             for mode in ("seen", "delivered"):
-                with open("%s.%s.%s" % (sys.argv[3], mode, w), "w") as fh:
-                    fh.write("".join("%d\n" % i for i in expect(recs, keys, int(w), mode)))
+                name = "%s.%s.%s" % (sys.argv[3], mode, w)
+                delays = []
+                kept = expect(recs, keys, int(w), mode, delays)
+                with open(name, "w") as fh:
+                    fh.write("".join("%d\n" % i for i in kept))
+                with open(name + ".delays", "w") as fh:
+                    fh.write("".join("%d\n" % d for d in delays))
     else:
         sys.exit(__doc__)
 
