@@ -23,15 +23,21 @@ json() { # file key -> number from the "total" object
 # Runs pktdedup on ports fed by files (the arguments) until its counter line says it
 # received RX packets, every frame of its files, then stops it with SIGINT as a user
 # would: a run takes what the machine needs (half a second here), not a fixed 3 or 4.
-# Its status; 137 if it was still running 20 s after the SIGINT. Its stderr goes to
-# $tmp/err (the test's scratch directory), with a counter line every 100 ms.
+# RX "any" stops it UNTIL_SECS (default 0.5) after its first counter line instead, for
+# sources that never run dry. Its status; 137 if it was still running 20 s after the
+# SIGINT. Its stderr goes to $tmp/err (the test's scratch directory), with a counter line
+# every 100 ms.
 until_rx() { # rx pktdedup-command...
 	local want=$1 pid i
 	shift
 	"$@" --stats-interval 100ms >/dev/null 2>"$tmp/err" &
 	pid=$!
 	for ((i = 0; i < 300; i++)); do
-		grep -q "s rx $want " "$tmp/err" && break
+		if [ "$want" = any ]; then
+			grep -q "s rx " "$tmp/err" && { sleep "${UNTIL_SECS:-0.5}"; break; }
+		else
+			grep -q "s rx $want " "$tmp/err" && break
+		fi
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
