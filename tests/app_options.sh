@@ -125,9 +125,9 @@ echo "ok: -h is --help; a capture named alone is answered with --pcap-in"
 inline=(--no-huge --no-shconf -m 256 --vdev net_null0 -l 0 --file-prefix "pdopt$$")
 for lvl in info error; do
 	rc=0
-	timeout -s INT 2 "$bin" "${inline[@]}" --log-level "pktdedup:$lvl" -- --filter exact \
-		--memory 1M >"$tmp/out" 2>"$tmp/err" || rc=$?
-	[ "$rc" -eq 124 ] || [ "$rc" -eq 0 ] || { cat "$tmp/err" >&2; echo "FAIL: log $lvl: $rc" >&2; exit 1; }
+	UNTIL_OUT=$tmp/out UNTIL_SECS=0 until_rx any "$bin" "${inline[@]}" --log-level "pktdedup:$lvl" \
+		-- --filter exact --memory 1M || rc=$?
+	[ "$rc" -eq 0 ] || { cat "$tmp/err" >&2; echo "FAIL: log $lvl: $rc" >&2; exit 1; }
 	grep -q "accounted: yes" "$tmp/out" || { echo "FAIL: log $lvl: no summary" >&2; exit 1; }
 	n=$(grep -c "pktdedup: plan:\|pktdedup: port 0" "$tmp/err" || true)
 	{ [ "$lvl" = info ] && [ "$n" -ge 2 ]; } || { [ "$lvl" = error ] && [ "$n" -eq 0 ]; } ||
@@ -275,13 +275,13 @@ echo "ok: 'a=b,c.pcap', --pcap-in -, --workers 17 and --pcap-out - replay like a
 # EAL's failures say what to do: a second instance on one file prefix, and no root
 if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null; then
 	eal=(--no-huge -m 128 --no-pci --file-prefix "pdopt$$" --vdev net_null0)
-	"$bin" -l 0 "${eal[@]}" -- --ports 0 --memory 1M >/dev/null 2>&1 &
+	"$bin" -l 0 "${eal[@]}" -- --ports 0 --memory 1M --stats-interval 100ms >/dev/null \
+		2>"$tmp/first" &
 	first=$!
-	sleep 2
+	await_line "$tmp/first" "s rx " "$first" || { echo "FAIL: first instance did not run" >&2; exit 1; }
 	rc=0
 	"$bin" -l 0 "${eal[@]}" -- --ports 0 --memory 1M >/dev/null 2>"$tmp/err" || rc=$?
-	kill -INT "$first"
-	wait "$first" || true
+	stop_run "$first" || true
 	[ "$rc" -eq 1 ] && grep -q "give each instance its own with the EAL option --file-prefix" \
 		"$tmp/err" || { cat "$tmp/err" >&2; echo "FAIL: second instance ($rc)" >&2; exit 1; }
 	echo "ok: EAL failure: a second instance is told --file-prefix"
@@ -323,10 +323,14 @@ if [ "$(id -u)" -eq 0 ] && [ "$(awk '/^HugePages_Free:/ { print $2 }' /proc/memi
 		{ cat "$tmp/err" >&2; echo "FAIL: no hugepages ($rc)" >&2; exit 1; }
 	echo "ok: no free hugepages: told to run scripts/setup-inline.sh or give --no-huge"
 fi
-rc=0
-timeout --preserve-status -s INT 3 "$bin" -l 0 --no-huge -m 1024 --no-pci --file-prefix "pdrd$$" \
+# (stopped after its first counter line, at 1 s)
+"$bin" -l 0 --no-huge -m 1024 --no-pci --file-prefix "pdrd$$" \
 	--vdev net_null0 -- --ports 0 --stats-interval 1 --stats-json "$tmp/nn.json" \
-	>/dev/null 2>&1 || rc=$?
+	>/dev/null 2>"$tmp/err" &
+pid=$!
+rc=0
+await_line "$tmp/err" "s rx " "$pid" || rc=9
+stop_run "$pid" || rc=$?
 rm -rf "/var/run/dpdk/pdrd$$"
 [ "$rc" -eq 0 ] && /usr/bin/python3 -c 'import json, sys
 t = json.load(open(sys.argv[1]))["total"]

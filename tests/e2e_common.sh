@@ -20,27 +20,22 @@ json() { # file key -> number from the "total" object
 		"$1" "$2"
 }
 
-# Runs pktdedup on ports fed by files (the arguments) until its counter line says it
-# received RX packets, every frame of its files, then stops it with SIGINT as a user
-# would: a run takes what the machine needs (half a second here), not a fixed 3 or 4.
-# RX "any" stops it UNTIL_SECS (default 0.5) after its first counter line instead, for
-# sources that never run dry. Its status; 137 if it was still running 20 s after the
-# SIGINT. Its stderr goes to $tmp/err (the test's scratch directory), with a counter line
-# every 100 ms.
-until_rx() { # rx pktdedup-command...
-	local want=$1 pid i
-	shift
-	"$@" --stats-interval 100ms >/dev/null 2>"$tmp/err" &
-	pid=$!
+# Waits until FILE holds a line matching PATTERN (grep -q), for at most 30 s and only
+# while process PID lives; status 0 if the line came.
+await_line() { # file pattern pid
+	local i
 	for ((i = 0; i < 300; i++)); do
-		if [ "$want" = any ]; then
-			grep -q "s rx " "$tmp/err" && { sleep "${UNTIL_SECS:-0.5}"; break; }
-		else
-			grep -q "s rx $want " "$tmp/err" && break
-		fi
-		kill -0 "$pid" 2>/dev/null || break
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || break
 		sleep 0.1
 	done
+	grep -q -- "$2" "$1" 2>/dev/null
+}
+
+# Stops process PID (a child of this shell) with SIGINT, as Ctrl-C would, and answers its
+# status; 137 if it was still running 20 s after the SIGINT (then it is killed).
+stop_run() { # pid
+	local pid=$1 i
 	kill -INT "$pid" 2>/dev/null || true
 	for ((i = 0; i < 200; i++)); do
 		kill -0 "$pid" 2>/dev/null || break
@@ -52,4 +47,23 @@ until_rx() { # rx pktdedup-command...
 		return 137
 	fi
 	wait "$pid"
+}
+
+# Runs pktdedup on ports fed by files (the arguments) until its counter line says it
+# received RX packets, every frame of its files, then stops it with stop_run: a run takes
+# what the machine needs (half a second here), not a fixed 3 or 4. RX "any" stops it
+# UNTIL_SECS (default 0.5) after its first counter line instead, for sources that never
+# run dry. Its stderr goes to $tmp/err (the test's scratch directory), with a counter line
+# every 100 ms; its stdout to UNTIL_OUT (default /dev/null).
+until_rx() { # rx pktdedup-command...
+	local want=$1 pid
+	shift
+	"$@" --stats-interval 100ms >"${UNTIL_OUT:-/dev/null}" 2>"$tmp/err" &
+	pid=$!
+	if [ "$want" = any ]; then
+		await_line "$tmp/err" "s rx " "$pid" && sleep "${UNTIL_SECS:-0.5}"
+	else
+		await_line "$tmp/err" "s rx $want " "$pid"
+	fi
+	stop_run "$pid"
 }
