@@ -17,6 +17,10 @@ with pktdedup):
     pcap_tool.py ngblocks FILE                    pcapng: every block, type and body
     pcap_tool.py ngswap IN OUT                    pcapng: IN in the other byte order
     pcap_tool.py ngspb IN OUT                     pcapng: IN's packets as simple blocks
+    pcap_tool.py fits FILE LIMIT                  "N END": the packets of a pcap or pcapng
+                                                  file wholly in its first LIMIT bytes,
+                                                  and where the last ends (the header's
+                                                  end without one; 0: no whole header)
     pcap_tool.py split IN N OUT                   IN's records dealt in turn to N files,
                                                   OUT.0.pcap .. OUT.N-1.pcap
     pcap_tool.py corpus OUTDIR NSEL FILE...       one file per frame and selector byte
@@ -250,6 +254,29 @@ def main():
             off, i = off + 16 + caplen, i + 1
         for fh in files:
             fh.close()
+    elif cmd == "fits":
+        data, limit = open(sys.argv[2], "rb").read(), int(sys.argv[3])
+        n, end = 0, 0
+        if struct.unpack("<I", data[:4])[0] == NG_SHB:
+            off = 0
+            for t, body, _ in ng_blocks(data):
+                off += len(body) + 12
+                if off > limit:
+                    break
+                if t in (NG_EPB, NG_SPB):
+                    n, end = n + 1, off
+                elif n == 0:
+                    end = off  # the section and interface blocks before any packet
+        else:
+            rec = records(sys.argv[2])
+            off = 24
+            end = 24 if limit >= 24 else 0
+            for r in rec:
+                off += 16 + len(r[2])
+                if off > limit:
+                    break
+                n, end = n + 1, off
+        print(n, end)
     elif cmd == "count":
         fl = expected(sys.argv[2], sys.argv[3])
         print(fl.count("1"), fl.count("0"), fl.count("-"))

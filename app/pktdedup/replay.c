@@ -27,7 +27,8 @@
  * written, the output holds exactly the frames read, and the exit status is 128 + the
  * signal. A damaged file stops at the damage: the frames before it are written, status 1.
  * A write to --pcap-out or --dup-out that fails stops the reading after the batch in
- * hand; the frames that were to be sent after the failure count as tx_failed. When it
+ * hand; a file is cut back to its last whole frame, and the frames it does not hold
+ * (nor a pipe's reader took) whole count as tx_failed, not forwarded. When it
  * failed with EPIPE (the reader of a pipe went away: `| head`) the status is 141, as a
  * shell reports a command SIGPIPE stopped, else 1; either way the summary, the JSON and
  * the snapshot are written as at any stop.
@@ -59,6 +60,7 @@ struct frame {
 	struct rio_frame rf;
 	uint64_t off, opts_off; /* rf.data and rf.opts in the arena */
 	uint64_t pre_off;       /* pcapng: the blocks before it, in the arena */
+	uint64_t out_end, dup_end; /* where it ends in --pcap-out, --dup-out (0: not there) */
 	uint32_t pre_len;
 	uint32_t l3;            /* the IP header's offset (a mark) */
 	uint64_t hash;
@@ -86,6 +88,11 @@ static struct {
 	int write_err;         /* errno of the first failed write to --pcap-out/--dup-out */
 	const char *write_opt; /* which of them */
 	uint64_t write_frames; /* frames read when it failed */
+	int cut_err;           /* errno of a failed cut (rio_sink_cut) */
+	const char *cut_opt;   /* the sink it failed on */
+	uint64_t dups_kept;    /* frames --dup-out holds */
+	uint64_t out_whole, dups_whole; /* bytes of each sink known to hold whole frames */
+	uint64_t out_head, dups_head;   /* bytes of each sink's header (pcap, pcapng) */
 	char why[PCAP_ERRBUF_SIZE + 128];
 	uint64_t frames;       /* frames read */
 	int progress;          /* a progress line on stderr (a terminal) */
@@ -134,6 +141,8 @@ int pd_replay_open_output(void)
 	if (c->dup_out != NULL &&
 	    (R.dups = rio_sink_open("--dup-out", c->dup_out, fmt, &R.info)) == NULL)
 		return -1;
+	R.out_head = R.out != NULL ? rio_sink_pos(R.out) : 0;
+	R.dups_head = R.dups != NULL ? rio_sink_pos(R.dups) : 0;
 	return 0;
 }
 
@@ -330,20 +339,88 @@ static void write_failed(const char *opt, int err)
 	R.end = 1;
 }
 
+/* A sink that failed cut to its first @p keep bytes (a regular file; a pipe keeps what
+ * its reader took); a cut that fails is reported in the summary. */
+static void cut(struct rio_sink *s, uint64_t keep, const char *opt)
+{
+	if (rio_sink_cut(s, keep) < 0 && R.cut_err == 0) {
+		R.cut_err = errno;
+		R.cut_opt = opt;
+	}
+}
+
+/* The bytes of a sink that failed known whole: what earlier batches or closing wrote
+ * (whole), or at least its header when the system took it. */
+static uint64_t whole_part(const struct rio_sink *s, uint64_t whole, uint64_t head)
+{
+	return whole < head && head <= rio_sink_done(s) ? head : whole;
+}
+
+/* A sink whose write failed in this batch (every earlier batch was taken whole: the
+ * reading stops at a failure): the frames the system did not take all of are not in the
+ * file; a --pcap-out frame counted tx becomes tx_failed. The file is cut to its last
+ * whole frame, so that it holds exactly the frames counted (a pipe's reader has what it
+ * took). tests/e2e_io.sh fills a file with `ulimit -f`. */
+static void settle(struct pd_worker *w, struct rio_sink *s, uint64_t whole, uint64_t head,
+		   int out)
+{
+	const uint64_t done = rio_sink_done(s);
+	uint64_t keep = whole_part(s, whole, head);
+
+	for (unsigned i = 0; i < R.n; i++) {
+		const uint64_t end = out ? R.f[i].out_end : R.f[i].dup_end;
+
+		if (end == 0)
+			continue;
+		if (end <= done) {
+			keep = end;
+			R.dups_kept += !out;
+		} else if (out) {
+			w->c.tx--;
+			w->c.tx_failed++;
+		}
+	}
+	cut(s, keep, out ? "--pcap-out" : "--dup-out");
+}
+
+/* The batch handed to the system: all of it taken, or the sink settled. */
+static void batch_taken(struct pd_worker *w, struct rio_sink *s, const char *opt,
+			uint64_t *whole, uint64_t head, int out)
+{
+	if (s == NULL)
+		return;
+	rio_sink_flush(s);
+	if (unlikely(rio_sink_error(s) != 0)) {
+		write_failed(opt, rio_sink_error(s));
+		settle(w, s, *whole, head, out);
+		return;
+	}
+	*whole = rio_sink_done(s);
+	for (unsigned i = 0; i < R.n && !out; i++)
+		R.dups_kept += R.f[i].dup_end != 0;
+}
+
 /* Phase 3 (worker 0): every frame of the batch in input order, the disposition step's
- * decision carried out on the files (--dup-out's copy as the frame came, before a mark). */
+ * decision carried out on the files (--dup-out's copy as the frame came, before a mark);
+ * then the batch handed to the system (a pipe's reader sees it now) and, if a write
+ * failed, the counts and files settled. */
 static void write_batch(struct pd_worker *w)
 {
 	for (unsigned i = 0; i < R.n; i++) {
 		struct frame *f = &R.f[i];
 		const unsigned next = pd_disp_next(w, f->cls);
 
+		f->out_end = f->dup_end = 0;
 		if (unlikely(f->pre_len != 0)) { /* pcapng: the blocks before this frame */
 			rio_sink_blocks(R.out, R.arena + f->pre_off, f->pre_len);
 			rio_sink_blocks(R.dups, R.arena + f->pre_off, f->pre_len);
 		}
-		if ((next & PD_NEXT_COPY) && unlikely(rio_sink_frame(R.dups, &f->rf) != 0))
-			write_failed("--dup-out", rio_sink_error(R.dups));
+		if (next & PD_NEXT_COPY) {
+			if (unlikely(rio_sink_frame(R.dups, &f->rf) != 0))
+				write_failed("--dup-out", rio_sink_error(R.dups));
+			else
+				f->dup_end = rio_sink_pos(R.dups);
+		}
 		if (next & PD_NEXT_MARK)
 			pd_disp_mark(w, R.arena + f->off, f->rf.caplen,
 				     (struct pd_key_ip){.offset = f->l3, .version = f->ipver});
@@ -354,8 +431,11 @@ static void write_batch(struct pd_worker *w)
 			w->c.tx_failed++;
 			continue;
 		}
+		f->out_end = rio_sink_pos(R.out);
 		w->c.tx++;
 	}
+	batch_taken(w, R.out, "--pcap-out", &R.out_whole, R.out_head, 1);
+	batch_taken(w, R.dups, "--dup-out", &R.dups_whole, R.dups_head, 0);
 }
 
 static void barrier(unsigned nworkers)
@@ -373,11 +453,6 @@ int pd_replay_main(void *arg)
 		if (w->idx == 0) {
 			if (R.n != 0)
 				write_batch(w);
-			/* a pipe's reader sees them now, not when the buffer fills */
-			if (R.stream && R.n != 0 && rio_in_would_wait()) {
-				rio_sink_flush(R.out);
-				rio_sink_flush(R.dups);
-			}
 			/* every worker is past phase 2 (the barrier): none touches its filter
 			 * until the next barrier, so a snapshot may be copied while this waits */
 			pd_snap_idle_begin();
@@ -415,13 +490,25 @@ int pd_replay_start(void)
 	return 0;
 }
 
+/* pcapng: the blocks after the last packet; a file they do not fit in is cut back to
+ * its frames. */
+static void trailer(struct rio_sink *s, uint64_t whole, uint64_t head, const char *opt)
+{
+	if (s == NULL || rio_sink_error(s) != 0)
+		return;
+	rio_sink_blocks(s, R.trailer, R.ntrailer);
+	rio_sink_flush(s);
+	if (rio_sink_error(s) != 0)
+		cut(s, whole_part(s, whole, head), opt);
+}
+
 int pd_replay_close(void)
 {
 	int rc = 0;
 
 	progress_show(1);
-	rio_sink_blocks(R.out, R.trailer, R.ntrailer);
-	rio_sink_blocks(R.dups, R.trailer, R.ntrailer);
+	trailer(R.out, R.out_whole, R.out_head, "--pcap-out");
+	trailer(R.dups, R.dups_whole, R.dups_head, "--dup-out");
 	R.ntrailer = 0;
 	rc |= rio_sink_close(R.out);
 	rc |= rio_sink_close(R.dups);
@@ -454,13 +541,27 @@ void pd_replay_summary(FILE *out)
 			" the input was not read to its end; %s holds the frames read\n",
 			strsignal(R.stopped_by), R.frames, R.in_name, where,
 			pd_app.cfg.pcap_out != NULL ? pd_app.cfg.pcap_out : "the summary");
-	if (R.write_err != 0)
+	if (R.write_err != 0) {
+		const int kept = strcmp(R.write_opt, "--pcap-out") == 0;
+		char holds[96];
+
+		if (kept)
+			snprintf(holds, sizeof(holds), "it took the frames counted as forwarded,"
+				 " each whole; those not written count as tx_failed");
+		else
+			snprintf(holds, sizeof(holds), "it took %" PRIu64 " of the copies, each"
+				 " whole", R.dups_kept);
 		fprintf(out, "pktdedup: %s %s: %s after %" PRIu64 " frames were read: stopped"
-			" there; the frames not written count as tx_failed%s\n", R.write_opt,
-			strcmp(R.write_opt, "--pcap-out") == 0 ? pd_app.cfg.pcap_out :
-								pd_app.cfg.dup_out,
-			R.write_err == EPIPE ? "the reader closed the pipe" : strerror(R.write_err),
-			R.write_frames, R.write_err == EPIPE ? " (status 141, as for SIGPIPE)" : "");
+			" there; %s%s\n", R.write_opt, kept ? pd_app.cfg.pcap_out :
+			pd_app.cfg.dup_out, R.write_err == EPIPE ? "the reader closed the pipe" :
+			strerror(R.write_err), R.write_frames, holds,
+			R.write_err == EPIPE ? " (status 141, as for SIGPIPE)" : "");
+	}
+	if (R.cut_err != 0)
+		fprintf(out, "pktdedup: error: %s %s: cannot cut the file back to its last whole"
+			" frame: %s; it ends in part of a frame\n", R.cut_opt,
+			strcmp(R.cut_opt, "--pcap-out") == 0 ? pd_app.cfg.pcap_out :
+			pd_app.cfg.dup_out, strerror(R.cut_err));
 	if (left_out != 0)
 		fprintf(out, "pktdedup: warning: --pcap-in %s: %" PRIu64 " non-packet pcapng"
 			" block%s (%" PRIu64 " bytes) left out of the outputs: more than 64 MiB"

@@ -90,6 +90,15 @@ int rio_sink_frame(struct rio_sink *s, const struct rio_frame *f);
 int rio_sink_error(const struct rio_sink *s);
 /* Everything written so far handed to the system (a pipe's reader sees it). */
 void rio_sink_flush(struct rio_sink *s);
+/* Bytes given to the sink so far (its format's header included; 0 without a sink), and
+ * the first of them the system took: every one up to the first write that failed. A
+ * frame whose end lies past rio_sink_done() after a failure is not in the file. */
+uint64_t rio_sink_pos(const struct rio_sink *s);
+uint64_t rio_sink_done(const struct rio_sink *s);
+/* After a failure: the file cut to its first @p pos bytes (a frame's end, so that it
+ * holds whole frames only): 0; 1 when it is no regular file (a pipe keeps what its
+ * reader took); -1 with errno. */
+int rio_sink_cut(struct rio_sink *s, uint64_t pos);
 /* Flush and close: 0, or -1 and a message (the file is not whole). */
 int rio_sink_close(struct rio_sink *s);
 /* "pcap", "nanosecond pcap" or "pcapng": what the sink writes. */

@@ -5,10 +5,14 @@
  * replay_out_pcap.c; pcapng: replay_out_pcapng.c), picked by --out-format or the input's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pcap/pcap.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pktdedup.h"
 #include "replay_out_formats.h"
@@ -38,6 +42,66 @@ static enum rio_format format_of_name(const char *path)
 	return RIO_SAME;
 }
 
+/* The stream's writes: every byte, or the first failure, after which nothing more is
+ * written (done: the bytes before it). A short count tells stdio of the failure. */
+static ssize_t sink_write(void *cookie, const char *buf, size_t n)
+{
+	struct rio_sink *s = cookie;
+	size_t put = 0;
+
+	while (!s->bad && put < n) {
+		const ssize_t k = write(s->fd, buf + put, n - put);
+
+		if (k > 0) {
+			put += (size_t)k;
+			s->done += (uint64_t)k;
+		} else if (k < 0 && errno == EINTR) {
+			continue;
+		} else {
+			s->bad = 1;
+			s->err = k < 0 ? errno : EIO;
+		}
+	}
+	return (ssize_t)put;
+}
+
+/* Closing a file can report a failed write (NFS, quotas): kept as any other. */
+static int sink_close(void *cookie)
+{
+	struct rio_sink *s = cookie;
+
+	if (close(s->fd) != 0 && !s->bad) {
+		s->bad = 1;
+		s->err = errno;
+	}
+	return s->bad ? -1 : 0;
+}
+
+/* The file ("-": a copy of standard output) and the counting stream on it. */
+static int sink_stream(struct rio_sink *s)
+{
+	struct stat st;
+
+	s->fd = strcmp(s->path, "-") == 0 ? fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3) :
+		open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (s->fd < 0) {
+		PD_LOG(ERR, "%s %s: %s\n", s->opt, s->path, strerror(errno));
+		return -1;
+	}
+	s->start = -1;
+	if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode))
+		s->start = (int64_t)lseek(s->fd, 0, SEEK_CUR);
+	s->f = fopencookie(s, "w", (cookie_io_functions_t){.write = sink_write,
+							  .close = sink_close});
+	if (s->f == NULL) {
+		PD_LOG(ERR, "%s: out of memory\n", s->opt);
+		close(s->fd);
+		return -1;
+	}
+	(void)setvbuf(s->f, NULL, _IOFBF, 1u << 20); /* fewer write calls; advice only */
+	return 0;
+}
+
 struct rio_sink *rio_sink_open(const char *opt, const char *path, enum rio_format fmt,
 			       const struct rio_in_info *in)
 {
@@ -61,7 +125,12 @@ struct rio_sink *rio_sink_open(const char *opt, const char *path, enum rio_forma
 	s->path = path;
 	s->nano = in->nano;
 	s->from_pcapng = in->pcapng;
+	if (sink_stream(s) != 0) {
+		free(s);
+		return NULL;
+	}
 	if (s->ops->open(s, in) != 0) {
+		fclose(s->f);
 		free(s);
 		return NULL;
 	}
@@ -89,15 +158,25 @@ int rio_sink_frame(struct rio_sink *s, const struct rio_frame *f)
 
 void rio_sink_flush(struct rio_sink *s)
 {
-	FILE *f;
+	if (s != NULL && !s->bad)
+		(void)fflush(s->f); /* a failure: s->bad, from sink_write */
+}
 
-	if (s == NULL || s->bad)
-		return;
-	f = s->ops->file(s);
-	if (fflush(f) != 0) {
-		s->bad = 1;
-		s->err = errno;
-	}
+uint64_t rio_sink_pos(const struct rio_sink *s)
+{
+	return s != NULL ? s->done + __fpending(s->f) : 0;
+}
+
+uint64_t rio_sink_done(const struct rio_sink *s)
+{
+	return s->done;
+}
+
+int rio_sink_cut(struct rio_sink *s, uint64_t pos)
+{
+	if (s->start < 0)
+		return 1;
+	return ftruncate(s->fd, (off_t)((uint64_t)s->start + pos));
 }
 
 int rio_sink_close(struct rio_sink *s)

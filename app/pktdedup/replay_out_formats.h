@@ -20,17 +20,22 @@ struct rio_out_format {
 	int (*open)(struct rio_sink *s, const struct rio_in_info *in); /* 0, or -1 logged */
 	void (*blocks)(struct rio_sink *s, const uint8_t *b, size_t len);
 	void (*frame)(struct rio_sink *s, const struct rio_frame *f); /* a failure: s->bad */
-	FILE *(*file)(struct rio_sink *s); /* the stream under it (a flush) */
-	int (*close)(struct rio_sink *s); /* 0, or -1 with errno */
+	int (*close)(struct rio_sink *s); /* flush and fclose(s->f): 0, or -1 with errno */
 };
 
+/* A sink as the formats see it: they write to f, a stream replay_out.c opened on fd
+ * whose writes it counts (done: the bytes the system took) and stops at the first that
+ * fails, so that the file holds a known prefix of what was given. */
 struct rio_sink {
 	const struct rio_out_format *ops;
 	const char *opt, *path;
 	int nano;
 	int from_pcapng;      /* frames carry their blocks */
-	pcap_dumper_t *dump;  /* pcap */
-	FILE *f;              /* pcapng */
+	pcap_dumper_t *dump;  /* pcap: libpcap's dumper on f */
+	FILE *f;
+	int fd;
+	int64_t start;        /* fd's offset when opened (-1: not a regular file) */
+	uint64_t done;        /* bytes the system took */
 	int bad;              /* a write failed: errno in err */
 	int err;
 };

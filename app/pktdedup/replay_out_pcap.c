@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <pcap/pcap.h>
 
-#include "../common/pcap_msg.h"
 #include "pktdedup.h"
 #include "replay_out_formats.h"
 
@@ -20,10 +19,9 @@ static int pcap_open_sink(struct rio_sink *s, const struct rio_in_info *in)
 		PD_LOG(ERR, "%s: out of memory\n", s->opt);
 		return -1;
 	}
-	s->dump = pcap_dump_open(dead, s->path);
+	s->dump = pcap_dump_fopen(dead, s->f);
 	if (s->dump == NULL)
-		PD_LOG(ERR, "%s %s: %s\n", s->opt, s->path,
-		       cli_pcap_reason(s->path, pcap_geterr(dead)));
+		PD_LOG(ERR, "%s %s: %s\n", s->opt, s->path, pcap_geterr(dead));
 	pcap_close(dead); /* the dumper keeps what it needs */
 	return s->dump == NULL ? -1 : 0;
 }
@@ -42,33 +40,19 @@ static void pcap_frame(struct rio_sink *s, const struct rio_frame *f)
 				     f->ts_ns % 1000000000ULL / 1000);
 	h.caplen = f->caplen;
 	h.len = f->len;
-	pcap_dump((u_char *)s->dump, &h, f->data);
-	/* libpcap reports no write error: the stream's flag says (one load a frame) */
-	if (unlikely(ferror_unlocked(pcap_dump_file(s->dump))) && !s->bad) {
-		s->bad = 1;
-		s->err = errno;
-	}
+	pcap_dump((u_char *)s->dump, &h, f->data); /* a failed write: s->bad (sink_write) */
 }
 
-/* libpcap does not check the writes it makes when it closes: the flush says whether the
- * file is whole. */
+/* libpcap does not check the writes it makes when it closes: sink_write and sink_close
+ * keep the first failure. */
 static int pcap_close_sink(struct rio_sink *s)
 {
-	FILE *f = pcap_dump_file(s->dump);
-	int bad = s->bad || pcap_dump_flush(s->dump) != 0 || ferror(f);
-	int err = s->bad ? s->err : errno;
-
-	pcap_dump_close(s->dump);
-	errno = err;
-	return bad ? -1 : 0;
-}
-
-static FILE *pcap_file_of(struct rio_sink *s)
-{
-	return pcap_dump_file(s->dump);
+	pcap_dump_close(s->dump); /* fflush and fclose(s->f) */
+	errno = s->err;
+	return s->bad ? -1 : 0;
 }
 
 const struct rio_out_format rio_out_pcap = {
 	.name = "pcap", .open = pcap_open_sink, .blocks = pcap_blocks, .frame = pcap_frame,
-	.file = pcap_file_of, .close = pcap_close_sink,
+	.close = pcap_close_sink,
 };

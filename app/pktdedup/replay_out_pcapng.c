@@ -39,12 +39,6 @@ static void put_padded(struct rio_sink *s, const uint8_t *p, uint32_t n)
 
 static int ng_open(struct rio_sink *s, const struct rio_in_info *in)
 {
-	s->f = strcmp(s->path, "-") == 0 ? stdout : fopen(s->path, "wb");
-	if (s->f == NULL) {
-		PD_LOG(ERR, "%s %s: %s\n", s->opt, s->path, strerror(errno));
-		return -1;
-	}
-	(void)setvbuf(s->f, NULL, _IOFBF, 1u << 20); /* fewer write calls; advice only */
 	if (!in->pcapng) { /* one section, one interface: the pcap file's header */
 		static const uint8_t tsresol_ns[8] = {9, 0, 1, 0, 9, 0, 0, 0};
 		const uint32_t idb_len = in->nano ? 32 : 20;
@@ -115,23 +109,12 @@ static void ng_frame(struct rio_sink *s, const struct rio_frame *f)
 
 static int ng_close(struct rio_sink *s)
 {
-	int bad = s->bad || fflush(s->f) != 0 || ferror(s->f);
-	int err = s->bad ? s->err : errno;
-
-	if (s->f != stdout && fclose(s->f) != 0 && !bad) {
-		bad = 1;
-		err = errno;
-	}
-	errno = err;
-	return bad ? -1 : 0;
-}
-
-static FILE *ng_file(struct rio_sink *s)
-{
-	return s->f;
+	(void)fclose(s->f); /* a failure: s->bad (sink_write, sink_close) */
+	errno = s->err;
+	return s->bad ? -1 : 0;
 }
 
 const struct rio_out_format rio_out_pcapng = {
 	.name = "pcapng", .open = ng_open, .blocks = ng_blocks, .frame = ng_frame,
-	.file = ng_file, .close = ng_close,
+	.close = ng_close,
 };
