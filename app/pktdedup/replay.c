@@ -25,7 +25,9 @@
  *
  * A signal (SIGINT, SIGTERM) stops the reading: the batch in hand is finished and
  * written, the output holds exactly the frames read, and the exit status is 128 + the
- * signal. A damaged file stops at the damage: the frames before it are written, status 1.
+ * signal (a write waiting on a pipe whose reader stopped reading is broken instead, and
+ * fails as below). A damaged file stops at the damage: the frames before it are written,
+ * status 1.
  * A write to --pcap-out or --dup-out that fails stops the reading after the batch in
  * hand; a file is cut back to its last whole frame, and the frames it does not hold
  * (nor a pipe's reader took) whole count as tx_failed, not forwarded. When it
@@ -335,6 +337,8 @@ static void write_failed(const char *opt, int err)
 		return;
 	R.write_err = err;
 	R.write_opt = opt;
+	if (err == EINTR && pd_force_quit) /* a stop signal broke a write waiting on a pipe */
+		R.stopped_by = pd_force_quit;
 	R.write_frames = R.frames;
 	R.end = 1;
 }
@@ -536,21 +540,25 @@ void pd_replay_summary(FILE *out)
 	if (size != 0)
 		snprintf(where, sizeof(where), ", byte %" PRIu64 " of %" PRIu64 " (%.1f%%)",
 			 off, size, 100.0 * (double)off / (double)size);
-	if (R.stopped_by != 0)
+	if (R.stopped_by != 0) {
 		fprintf(out, "pktdedup: interrupted by %s after %" PRIu64 " frames of %s%s:"
-			" the input was not read to its end; %s holds the frames read\n",
-			strsignal(R.stopped_by), R.frames, R.in_name, where,
-			pd_app.cfg.pcap_out != NULL ? pd_app.cfg.pcap_out : "the summary");
+			" the input was not read to its end", strsignal(R.stopped_by), R.frames,
+			R.in_name, where);
+		if (R.write_err == 0) /* else a write it broke: said below */
+			fprintf(out, "; %s holds the frames read", pd_app.cfg.pcap_out != NULL ?
+				pd_app.cfg.pcap_out : "the summary");
+		fputc('\n', out);
+	}
 	if (R.write_err != 0) {
 		const int kept = strcmp(R.write_opt, "--pcap-out") == 0;
 		char holds[96];
 
 		if (kept)
-			snprintf(holds, sizeof(holds), "it took the frames counted as forwarded,"
-				 " each whole; those not written count as tx_failed");
+			snprintf(holds, sizeof(holds), "the frames counted as forwarded are those"
+				 " it took whole, the others count as tx_failed");
 		else
-			snprintf(holds, sizeof(holds), "it took %" PRIu64 " of the copies, each"
-				 " whole", R.dups_kept);
+			snprintf(holds, sizeof(holds), "it took %" PRIu64 " of the copies whole",
+				 R.dups_kept);
 		fprintf(out, "pktdedup: %s %s: %s after %" PRIu64 " frames were read: stopped"
 			" there; %s%s\n", R.write_opt, kept ? pd_app.cfg.pcap_out :
 			pd_app.cfg.dup_out, R.write_err == EPIPE ? "the reader closed the pipe" :

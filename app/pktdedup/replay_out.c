@@ -43,7 +43,9 @@ static enum rio_format format_of_name(const char *path)
 }
 
 /* The stream's writes: every byte, or the first failure, after which nothing more is
- * written (done: the bytes before it). A short count tells stdio of the failure. */
+ * written (done: the bytes before it). A short count tells stdio of the failure. A pipe
+ * whose reader has stopped reading blocks the write; a stop signal breaks it (EINTR, or
+ * a short count), which fails the write rather than waiting on: Ctrl-C stops the run. */
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
 	struct rio_sink *s = cookie;
@@ -55,7 +57,11 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 		if (k > 0) {
 			put += (size_t)k;
 			s->done += (uint64_t)k;
-		} else if (k < 0 && errno == EINTR) {
+			if (put < n && s->start < 0 && pd_force_quit) {
+				s->bad = 1;
+				s->err = EINTR;
+			}
+		} else if (k < 0 && errno == EINTR && !pd_force_quit) {
 			continue;
 		} else {
 			s->bad = 1;
