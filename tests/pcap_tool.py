@@ -21,6 +21,8 @@ with pktdedup):
                                                   file wholly in its first LIMIT bytes,
                                                   and where the last ends (the header's
                                                   end without one; 0: no whole header)
+    pcap_tool.py distinct FILE N                  how many different frames (bytes) the
+                                                  first N records of a pcap file hold
     pcap_tool.py split IN N OUT                   IN's records dealt in turn to N files,
                                                   OUT.0.pcap .. OUT.N-1.pcap
     pcap_tool.py corpus OUTDIR NSEL FILE...       one file per frame and selector byte
@@ -277,6 +279,8 @@ def main():
                     break
                 n, end = n + 1, off
         print(n, end)
+    elif cmd == "distinct":
+        print(len(set(frames(sys.argv[2])[:int(sys.argv[3])])))
     elif cmd == "count":
         fl = expected(sys.argv[2], sys.argv[3])
         print(fl.count("1"), fl.count("0"), fl.count("-"))
