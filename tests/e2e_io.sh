@@ -264,6 +264,34 @@ assert t["tx_failed"] > 0 and t["rx"] == t["tx"] + t["dropped"] + t["tx_failed"]
 PY
 echo "ok: a reader that stops reading: Ctrl-C breaks the waiting write, status 130, accounted"
 
+# 5d. FIFOs not yet opened at their other end: the wait is said (it looked like a hang),
+#    the run goes on when the other end opens, and Ctrl-C ends a wait for a reader with
+#    status 130
+mkfifo lonely
+"$bin" --pcap-in "$in" --pcap-out lonely --filter exact >lonely.log 2>&1 &
+run=$!
+await_line lonely.log "pktdedup: --pcap-out lonely is a FIFO with no reader: waiting for one" \
+	"$run" || { cat lonely.log >&2; fail "--pcap-out FIFO: the wait not said"; }
+cat lonely >lonely.pcap
+wait "$run" || fail "--pcap-out FIFO: status $?"
+"$bin" --pcap-in "$in" --pcap-out direct.pcap --filter exact --quiet
+cmp -s lonely.pcap direct.pcap || fail "--pcap-out FIFO: not the file's output"
+"$bin" --pcap-in "$in" --pcap-out lonely >lonely.log 2>&1 &
+run=$!
+await_line lonely.log "waiting for one" "$run" || fail "--pcap-out FIFO: the second wait not said"
+rc=0
+stop_run "$run" || rc=$?
+[ "$rc" -eq 130 ] && grep -q "lonely: interrupted by Interrupt while waiting for a reader" lonely.log ||
+	{ cat lonely.log >&2; fail "--pcap-out FIFO, Ctrl-C while waiting: status $rc"; }
+"$bin" --pcap-in lonely --pcap-out lonely-in.pcap --filter exact >lonely.log 2>&1 &
+run=$!
+await_line lonely.log "pktdedup: --pcap-in lonely is a FIFO: the replay starts when a writer opens it" \
+	"$run" || { cat lonely.log >&2; fail "--pcap-in FIFO: the wait not said"; }
+cat "$in" >lonely
+wait "$run" || fail "--pcap-in FIFO: status $?"
+cmp -s lonely-in.pcap direct.pcap || fail "--pcap-in FIFO: not the file's output"
+echo "ok: a FIFO with no reader or writer yet: the wait said, the output the file's; Ctrl-C: 130"
+
 # 6. 400 MiB of custom blocks between two packets on a pipe (issue 38 N6): memory stays
 #    bounded (at most about 3 x 64 MiB more than a plain stream; it used to hold about
 #    three copies of everything between the packets), both packets come out, and the

@@ -594,7 +594,7 @@ int main(int argc, char **argv)
 	if (status == 0)
 		status = filters_setup();
 	if (status == 0 && pd_app.replay && pd_replay_open_output() != 0)
-		status = 1;
+		status = pd_force_quit ? 128 + pd_force_quit : 1; /* a wait for a FIFO's reader */
 	if (status == 0) {
 		print_start();
 		if (pd_app.replay && pd_app.cfg.telemetry) /* asked for: said even with --quiet */

@@ -83,15 +83,43 @@ static int sink_close(void *cookie)
 	return s->bad ? -1 : 0;
 }
 
+/* The file; opening a FIFO with no reader waits for one, which is said (else a forgotten
+ * reader looks like a hang), and a stop signal ends the wait. */
+static int sink_open(const struct rio_sink *s)
+{
+	const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+	int fd = open(s->path, flags | O_NONBLOCK, 0666);
+
+	if (fd >= 0) { /* writes wait as with any file */
+		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
+	if (errno != ENXIO) /* ENXIO: a FIFO with no reader */
+		return -1;
+	PD_LOG(NOTICE, "%s %s is a FIFO with no reader: waiting for one to open it\n", s->opt,
+	       s->path);
+	fd = open(s->path, flags, 0666);
+	if (fd < 0 && errno == EINTR && pd_force_quit) {
+		PD_LOG(ERR, "%s %s: interrupted by %s while waiting for a reader\n", s->opt,
+		       s->path, strsignal(pd_force_quit));
+		errno = 0;
+	}
+	return fd;
+}
+
 /* The file ("-": a copy of standard output) and the counting stream on it. */
 static int sink_stream(struct rio_sink *s)
 {
 	struct stat st;
 
 	s->fd = strcmp(s->path, "-") == 0 ? fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3) :
-		open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		sink_open(s);
 	if (s->fd < 0) {
-		PD_LOG(ERR, "%s %s: %s\n", s->opt, s->path, strerror(errno));
+		if (errno != 0) /* else said */
+			PD_LOG(ERR, "%s %s: %s\n", s->opt, s->path, strerror(errno));
 		return -1;
 	}
 	s->start = -1;
