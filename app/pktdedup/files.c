@@ -130,6 +130,17 @@ static int same(const struct file_id *a, const struct file_id *b)
 	return a->exists ? a->dev == b->dev && a->ino == b->ino : strcmp(a->path, b->path) == 0;
 }
 
+/* A capture written to a terminal is binary on the screen (gzip and zstd refuse it too):
+ * "-" for an output while standard output is one is a mistake, said with the fix. */
+static int check_terminal(const char *opt, const char *path)
+{
+	if (path == NULL || strcmp(path, "-") != 0 || !isatty(STDOUT_FILENO))
+		return 0;
+	PD_LOG(ERR, "%s -: standard output is a terminal, and a capture is binary: redirect"
+		" it (> out.pcap, | tcpdump -r -) or give a file\n", opt);
+	return -1;
+}
+
 int pd_app_check_distinct(const struct pd_app_config *c)
 {
 	const struct {
@@ -145,6 +156,9 @@ int pd_app_check_distinct(const struct pd_app_config *c)
 	struct file_id id[5];
 	const size_t n = sizeof(f) / sizeof(f[0]);
 
+	if (check_terminal("--pcap-out", c->pcap_out) != 0 ||
+	    check_terminal("--dup-out", c->dup_out) != 0)
+		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (f[i].path != NULL)
 			file_id(f[i].path, f[i].output, &id[i]);
