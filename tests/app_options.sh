@@ -271,14 +271,16 @@ cmp -s "$tmp/o1.pcap" "$tmp/o2.pcap" && cmp -s "$tmp/o3.pcap" "$tmp/o4.pcap" ||
 cmp -s "$tmp/o1.pcap" "$tmp/stdout.pcap" && grep -q "packets in" "$tmp/err" ||
 	{ echo "FAIL: --pcap-out -: the summary mixed into the capture" >&2; exit 1; }
 echo "ok: 'a=b,c.pcap', --pcap-in -, --workers 17 and --pcap-out - replay like any other"
-# a capture to standard output on a terminal (script(1) gives one): refused, with the fix
-for o in --pcap-out --dup-out; do
-	script -qec "$bin --pcap-in $in $o - --quiet" /dev/null >"$tmp/tty" 2>&1 && rc=0 || rc=$?
-	[ "$rc" -eq 2 ] && grep -q -- "$o -: standard output is a terminal, and a capture is binary" \
-		"$tmp/tty" && [ "$(wc -c <"$tmp/tty")" -lt 300 ] ||
-		{ cat "$tmp/tty" >&2; echo "FAIL: $o - on a terminal: status $rc" >&2; exit 1; }
+# a capture to standard output or from standard input on a terminal (script(1) gives
+# one; timeout: a read from it waits for typing): refused, with the fix
+for o in "--pcap-in $in --pcap-out -|--pcap-out -: standard output is a terminal, and a capture is binary" \
+	"--pcap-in $in --dup-out -|--dup-out -: standard output is a terminal, and a capture is binary" \
+	"--pcap-in - --pcap-out $tmp/tty.pcap|--pcap-in -: standard input is a terminal"; do
+	script -qec "timeout 10 $bin ${o%%|*} --quiet" /dev/null >"$tmp/tty" 2>&1 && rc=0 || rc=$?
+	[ "$rc" -eq 2 ] && grep -q -- "${o#*|}" "$tmp/tty" && [ "$(wc -c <"$tmp/tty")" -lt 300 ] ||
+		{ cat "$tmp/tty" >&2; echo "FAIL: ${o%%|*} on a terminal: status $rc" >&2; exit 1; }
 done
-echo "ok: --pcap-out - and --dup-out - on a terminal: refused (status 2), nothing written"
+echo "ok: --pcap-out -, --dup-out - and --pcap-in - on a terminal: refused (status 2)"
 
 # EAL's failures say what to do: a second instance on one file prefix, and no root
 if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null; then

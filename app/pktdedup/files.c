@@ -130,14 +130,20 @@ static int same(const struct file_id *a, const struct file_id *b)
 	return a->exists ? a->dev == b->dev && a->ino == b->ino : strcmp(a->path, b->path) == 0;
 }
 
-/* A capture written to a terminal is binary on the screen (gzip and zstd refuse it too):
- * "-" for an output while standard output is one is a mistake, said with the fix. */
-static int check_terminal(const char *opt, const char *path)
+/* A capture is binary: written to a terminal it fills the screen, and read from one it
+ * waits for typing (gzip and zstd refuse both). "-" for a capture while the standard
+ * stream is a terminal is a mistake, said with the fix. */
+static int check_terminal(const char *opt, const char *path, int output)
 {
-	if (path == NULL || strcmp(path, "-") != 0 || !isatty(STDOUT_FILENO))
+	if (path == NULL || strcmp(path, "-") != 0 ||
+	    !isatty(output ? STDOUT_FILENO : STDIN_FILENO))
 		return 0;
-	PD_LOG(ERR, "%s -: standard output is a terminal, and a capture is binary: redirect"
-		" it (> out.pcap, | tcpdump -r -) or give a file\n", opt);
+	if (output)
+		PD_LOG(ERR, "%s -: standard output is a terminal, and a capture is binary:"
+			" redirect it (> out.pcap, | tcpdump -r -) or give a file\n", opt);
+	else
+		PD_LOG(ERR, "%s -: standard input is a terminal: redirect a capture into it"
+			" (< in.pcap, tcpdump -w - |) or give a file\n", opt);
 	return -1;
 }
 
@@ -156,8 +162,9 @@ int pd_app_check_distinct(const struct pd_app_config *c)
 	struct file_id id[5];
 	const size_t n = sizeof(f) / sizeof(f[0]);
 
-	if (check_terminal("--pcap-out", c->pcap_out) != 0 ||
-	    check_terminal("--dup-out", c->dup_out) != 0)
+	if (check_terminal("--pcap-in", c->pcap_in, 0) != 0 ||
+	    check_terminal("--pcap-out", c->pcap_out, 1) != 0 ||
+	    check_terminal("--dup-out", c->dup_out, 1) != 0)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (f[i].path != NULL)

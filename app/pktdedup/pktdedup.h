@@ -316,8 +316,8 @@ void pd_app_usage(FILE *out);
  * 0, or -1 with errno (ELOOP, ENAMETOOLONG, or a readlink error). */
 int pd_app_resolve(const char *path, char *out, size_t len);
 /* That no file given is another one given too (--pcap-in, --pcap-out, --stats-json,
- * --snapshot; standard input and output included), and that no capture goes to standard
- * output when it is a terminal: 0, or -1 and a message. */
+ * --snapshot; standard input and output included), and that no capture is read from
+ * or written to a terminal as "-": 0, or -1 and a message. */
 int pd_app_check_distinct(const struct pd_app_config *cfg);
 /* Whether the files written at the end (--snapshot, --stats-json) can be written, checked
  * at start so that a run of days does not lose its state to a typo: 0, or -1 and a message. */
