@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/link.h"
@@ -107,6 +108,7 @@ static struct {
 int pd_replay_open(void)
 {
 	const struct pd_app_config *c = &pd_app.cfg;
+	struct stat st;
 
 	R.in_name = c->pcap_in;
 	R.cap = BATCH_BYTES + (1u << 20);
@@ -115,6 +117,11 @@ int pd_replay_open(void)
 		PD_LOG(ERR, "replay: out of memory\n");
 		return -1;
 	}
+	/* opening a FIFO waits for its writer: said, or a forgotten writer looks like a hang */
+	if (strcmp(c->pcap_in, "-") != 0 && stat(c->pcap_in, &st) == 0 &&
+	    S_ISFIFO(st.st_mode) && !c->quiet)
+		PD_LOG(INFO, "--pcap-in %s is a FIFO: the replay starts when a writer opens it\n",
+		       c->pcap_in);
 	if (rio_in_open(c->pcap_in, &R.info) != 0)
 		return -1;
 	if (cli_link_from_dlt(R.info.linktype, &pd_app.cfg.key.link) != 0) {

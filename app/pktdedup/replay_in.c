@@ -146,11 +146,6 @@ int rio_in_open(const char *path, struct rio_in_info *info)
 	uint32_t magic;
 
 	memset(&I, 0, sizeof(I)); /* a reader anew (rio_in_close freed what it held) */
-	/* opening a FIFO waits for its writer: said, or a forgotten writer looks like a hang */
-	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISFIFO(st.st_mode) &&
-	    !pd_app.cfg.quiet)
-		PD_LOG(INFO, "--pcap-in %s is a FIFO: the replay starts when a writer opens it\n",
-		       path);
 	I.fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (I.fd < 0) {
 		PD_LOG(ERR, "--pcap-in %s: %s\n", path, strerror(errno));
