@@ -233,8 +233,28 @@ n=$(filled 20 g --pcap-out g.out --filter exact --out-format pcapng)
 	fail "a full pcapng: $n frames fit, tx $(json g.json tx)"
 n=$(filled 30 d --dup-out d.out --filter exact)
 grep -q "it took $n of the copies whole" d.log || { cat d.log >&2; fail "a full --dup-out"; }
+# the blocks after a pcapng's last packet (a 4,000-byte copyable custom block) that do
+# not fit: every frame is in, the file is cut after the last one, status 1, said once
+/usr/bin/python3 - in.pcapng trailer.pcapng <<'PY'
+import struct, sys
+body = struct.pack("<I", 32473) + b"t" * 3984  # PEN and data: a block of 4,000 bytes
+data = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "wb").write(data + struct.pack("<II", 0xBAD, len(body) + 12) + body +
+                              struct.pack("<I", len(body) + 12))
+PY
+"$bin" --pcap-in trailer.pcapng --pcap-out t.full --filter exact --stats-json t.full.json --quiet
+full=$(stat -c %s t.full)
+rc=0
+(trap '' XFSZ; ulimit -f $(((full - 2000) / 1024)); exec "$bin" --pcap-in trailer.pcapng \
+	--pcap-out t.out --filter exact --stats-json t.json >t.log 2>&1) || rc=$?
+[ "$rc" -eq 1 ] && [ "$(stat -c %s t.out)" -eq $((full - 4000)) ] &&
+	cmp -s t.out <(head -c $((full - 4000)) t.full) &&
+	[ "$(json t.json tx)" -eq "$(json t.full.json tx)" ] && [ "$(json t.json tx_failed)" -eq 0 ] &&
+	[ "$(grep -c "File too large" t.log)" -eq 1 ] ||
+	{ cat t.log >&2; fail "a trailer that does not fit: status $rc, $(stat -c %s t.out) of $full bytes"; }
 echo "ok: a full file: cut to its last whole frame, the unlimited run's first bytes; tx = the" \
-	"frames in it (pcap, pcapng, 2 workers), tx_failed the rest; --dup-out says how many"
+	"frames in it (pcap, pcapng, 2 workers), tx_failed the rest; --dup-out says how many; a" \
+	"pcapng trailer that does not fit cut off, every frame kept"
 
 # 5c. a pipe whose reader stops reading (it holds the FIFO open, reads nothing): the
 #    write waits; SIGINT breaks it and stops the run (it waited on before): status 130,

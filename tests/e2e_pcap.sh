@@ -61,9 +61,10 @@ if "$bin" --pcap-in "$in" --pcap-out /dev/full >/dev/null 2>"$tmp/full.err"; the
 	echo "FAIL: --pcap-out /dev/full succeeded" >&2
 	exit 1
 fi
-grep -q "pcap-out /dev/full: writing failed" "$tmp/full.err" ||
-	{ echo "FAIL: --pcap-out /dev/full: no message" >&2; cat "$tmp/full.err" >&2; exit 1; }
-echo "ok: --pcap-out /dev/full: exit 1, $(grep -o 'writing failed.*' "$tmp/full.err")"
+grep -q "pcap-out /dev/full: No space left on device after" "$tmp/full.err" &&
+	[ "$(grep -c "No space left" "$tmp/full.err")" -eq 1 ] ||
+	{ echo "FAIL: --pcap-out /dev/full: not one message" >&2; cat "$tmp/full.err" >&2; exit 1; }
+echo "ok: --pcap-out /dev/full: exit 1, $(grep -o 'No space left on device.*' "$tmp/full.err")"
 
 # 2. packet keys with TTL and checksum masked: input minus the generator's duplicates
 for v in packet flow srcip; do

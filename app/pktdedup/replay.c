@@ -509,8 +509,10 @@ static void trailer(struct rio_sink *s, uint64_t whole, uint64_t head, const cha
 		return;
 	rio_sink_blocks(s, R.trailer, R.ntrailer);
 	rio_sink_flush(s);
-	if (rio_sink_error(s) != 0)
+	if (rio_sink_error(s) != 0) {
+		write_failed(opt, rio_sink_error(s));
 		cut(s, whole_part(s, whole, head), opt);
+	}
 }
 
 int pd_replay_close(void)

@@ -99,7 +99,8 @@ uint64_t rio_sink_done(const struct rio_sink *s);
  * holds whole frames only): 0; 1 when it is no regular file (a pipe keeps what its
  * reader took); -1 with errno. */
 int rio_sink_cut(struct rio_sink *s, uint64_t pos);
-/* Flush and close: 0, or -1 and a message (the file is not whole). */
+/* Flush and close: 0, or -1 (the file is not whole) with a message for a failure that
+ * rio_sink_error() could not yet have told the caller. */
 int rio_sink_close(struct rio_sink *s);
 /* "pcap", "nanosecond pcap" or "pcapng": what the sink writes. */
 const char *rio_sink_format(const struct rio_sink *s);

@@ -215,12 +215,13 @@ int rio_sink_cut(struct rio_sink *s, uint64_t pos)
 
 int rio_sink_close(struct rio_sink *s)
 {
-	int rc;
+	int rc, told;
 
 	if (s == NULL)
 		return 0;
+	told = s->bad; /* a failure before: the caller saw it (rio_sink_error) and says it */
 	rc = s->ops->close(s);
-	if (rc != 0 && errno != EPIPE) /* a pipe's reader gone: replay's summary says so */
+	if (rc != 0 && !told)
 		PD_LOG(ERR, "error: %s %s: writing failed: %s\n", s->opt, s->path,
 			strerror(errno));
 	free(s);
