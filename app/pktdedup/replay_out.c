@@ -91,8 +91,13 @@ static int sink_open(const struct rio_sink *s)
 	int fd = open(s->path, flags | O_NONBLOCK, 0666);
 
 	if (fd >= 0) { /* writes wait as with any file */
-		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+		const int fl = fcntl(fd, F_GETFL);
+
+		if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+			const int err = errno;
+
 			close(fd);
+			errno = err;
 			return -1;
 		}
 		return fd;
