@@ -101,6 +101,17 @@ bad "--seed 18446744073709551616: too large" "${p[@]}" --seed 184467440737095516
 bad "--ignore ttl,: expected a list" "${p[@]}" --ignore ttl,
 bad "--ignore none,ttl: none leaves nothing out" "${p[@]}" --ignore none,ttl
 bad "--ignore ,ttl: expected a list" "${p[@]}" --ignore ,ttl
+# a file, filter or list option given twice: the first would be dropped without a word
+bad "--pcap-in $tmp/b.pcap: given twice (first $in): one capture per run" "${p[@]}" \
+	--pcap-in "$tmp/b.pcap"
+for o in --pcap-out --dup-out --stats-json --snapshot; do
+	bad "$o $tmp/b: given twice (first $tmp/a): each is written to one file" "${p[@]}" \
+		"$o" "$tmp/a" "$o" "$tmp/b"
+done
+bad "--bpf udp: given twice (first 'tcp')" "${p[@]}" --bpf tcp --bpf udp
+bad "--ignore ipid: given twice (first ttl)" "${p[@]}" --ignore ttl --ignore ipid
+bad "--decap gre: given twice (first vxlan)" "${p[@]}" --decap vxlan --decap gre
+[ ! -e "$tmp/a" ] && [ ! -e "$tmp/b" ] || { echo "FAIL: a refused run made a file" >&2; exit 1; }
 echo "ok: $checked bad option sets: status 2, each message names its option"
 
 # --help: every option listed

@@ -346,9 +346,19 @@ int cli_filter_option(int opt, const char *a, struct pd_filter_params *p)
 
 int cli_key_option(int opt, const char *a, struct pd_key_config *k, struct cli_key_given *g)
 {
+	const char *prev = g->value[opt - CLI_O_KEY];
 	int m;
 
 	g->value[opt - CLI_O_KEY] = a;
+	if (prev != NULL && (opt == CLI_O_IGNORE || opt == CLI_O_DECAP)) {
+		/* a list given twice: the second would replace the first, and copies that
+		 * differ in a field the user listed first would pass as unique */
+		char why[160];
+
+		snprintf(why, sizeof(why), "given twice (first %s): list every item in one %s"
+			 " (a,b)", prev, opt == CLI_O_IGNORE ? "--ignore" : "--decap");
+		return cli_bad(opt == CLI_O_IGNORE ? "--ignore" : "--decap", a, why);
+	}
 	switch (opt) {
 	case CLI_O_KEY:
 		m = pd_key_mode_from_name(a);

@@ -276,10 +276,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case O_SSEED:
 			r = cli_count("--stream-seed", a, &o->stream_seed);
 			break;
-		case O_KEYS:
+		case O_KEYS: /* files once: a second would replace the first without a word */
+			r = o->keys_path ? cli_bad("--keys", a, "given twice") : 0;
 			o->keys_path = a;
 			break;
 		case O_VERDICTS:
+			r = o->verdicts_path ? cli_bad("--verdicts", a, "given twice") : 0;
 			o->verdicts_path = a;
 			break;
 		case O_JSON:

@@ -4,6 +4,7 @@
  * Every bad value is reported with the option's name; the caller exits with status 2.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,39 @@ struct seen {
 	const char *ports, *workers;
 };
 
+/*
+ * A file or filter option given twice: the second would replace the first, and a capture
+ * would go unread or an output unwritten without a word. Tunables keep getopt's rule (the
+ * last value counts), which wrappers that append overrides rely on.
+ */
+static int once(const char *opt, const char *prev, const char *a)
+{
+	char why[PATH_MAX + 160];
+
+	if (prev == NULL)
+		return 0;
+	if (strcmp(opt, "--pcap-in") == 0)
+		snprintf(why, sizeof(why), "given twice (first %s): one capture per run; to"
+			 " deduplicate several as one, merge them first (mergecap -w all.pcap"
+			 " A B)", prev);
+	else if (strcmp(opt, "--bpf") == 0)
+		snprintf(why, sizeof(why), "given twice (first '%s'): join them in one"
+			 " expression ('A and B')", prev);
+	else
+		snprintf(why, sizeof(why), "given twice (first %s): each is written to one"
+			 " file", prev);
+	return cli_bad(opt, a, why);
+}
+
+/* A file option's value: a name or '-', given once. */
+static int file_arg(const char *opt, const char *a, const char **dst)
+{
+	if (once(opt, *dst, a) != 0)
+		return -1;
+	*dst = a;
+	return *a == '\0' ? cli_bad(opt, a, "expected a file name or -") : 0;
+}
+
 static int check(struct pd_app_config *c, const struct seen *s)
 {
 	if (cli_key_check(&c->key, &s->key) != 0)
@@ -408,18 +442,15 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 				r = cli_bad("--mbufs", a, "at least 1024");
 			break;
 		case O_PCAPIN:
-			r = *a == '\0' ? cli_bad("--pcap-in", a, "expected a file name or -") : 0;
-			c->pcap_in = a;
+			r = file_arg("--pcap-in", a, &c->pcap_in);
 			break;
 		case O_PCAPOUT:
-			r = *a == '\0' ? cli_bad("--pcap-out", a, "expected a file name or -") : 0;
+			r = file_arg("--pcap-out", a, &c->pcap_out);
 			s.pcap_out = a;
-			c->pcap_out = a;
 			break;
 		case O_DUPOUT:
-			r = *a == '\0' ? cli_bad("--dup-out", a, "expected a file name or -") : 0;
+			r = file_arg("--dup-out", a, &c->dup_out);
 			s.dup_out = a;
-			c->dup_out = a;
 			break;
 		case O_OUTFMT:
 			s.out_format = a;
@@ -427,6 +458,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 					"pcapng", NULL}, &c->out_format); /* enum rio_format */
 			break;
 		case O_BPF:
+			r = once("--bpf", c->bpf, a);
 			s.bpf = a;
 			c->bpf = a;
 			break;
@@ -437,14 +469,14 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			r = cli_seconds("--stats-interval", a, 0.001, 86400, &c->stats_interval);
 			break;
 		case O_SJSON:
-			r = *a == '\0' ? cli_bad("--stats-json", a, "expected a file name or -") : 0;
-			c->stats_json = a;
+			r = file_arg("--stats-json", a, &c->stats_json);
 			break;
 		case O_ESTRATE:
 			r = parse_estimate_rate(a, &c->estimate_level);
 			break;
 		case O_SNAP:
-			if (*a == '\0')
+			r = once("--snapshot", c->snapshot, a);
+			if (r == 0 && *a == '\0')
 				r = cli_bad("--snapshot", a, "expected a file name");
 			c->snapshot = a;
 			break;
