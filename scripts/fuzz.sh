@@ -60,7 +60,8 @@ for src in "${harnesses[@]}"; do
 		# replay's reader without DPDK (tests/fuzz/app_shim.h stands in for pktdedup.h);
 		# seeds: the first records of each fixture as pcap and as pcapng (editcap), one
 		# with comments and two interfaces, one big-endian, one with simple packet blocks,
-		# two gzip'd
+		# two gzip'd, and the start of tests/mixed_links.py's (interfaces of four link
+		# types and snap lengths, both byte orders)
 		libsrc=(-D_GNU_SOURCE -include tests/fuzz/app_shim.h -Iapp/pktdedup
 			app/pktdedup/replay_in{,_pcap,_pcapng,_gzip}.c -lpcap -lz)
 		for p in pcap/*.pcap; do
@@ -74,6 +75,11 @@ for src in "${harnesses[@]}"; do
 		/usr/bin/python3 tests/pcap_tool.py ngspb "$seeds/dups.pcapng" "$seeds/spb.pcapng"
 		gzip -c "$seeds/dups.pcap" >"$seeds/dups.pcap.gz"
 		gzip -c "$seeds/comment.pcapng" >"$seeds/comment.pcapng.gz"
+		for e in little big; do
+			mkdir -p "$out/mixed-$e"
+			/usr/bin/python3 tests/mixed_links.py "$out/mixed-$e" "$e"
+			head -c 4096 "$out/mixed-$e/in.pcapng" >"$seeds/mixed-$e.pcapng"
+		done
 		;;
 	fuzz_plan)
 		# the planner and the constructors; seeds: each filter type (and one past the

@@ -5,7 +5,7 @@
 #ifndef PKTDEDUP_APP_LINK_H
 #define PKTDEDUP_APP_LINK_H
 
-#include <pcap/dlt.h>
+#include <pcap/pcap.h>
 
 #include <pktdedup/pd_key.h>
 
@@ -40,6 +40,27 @@ static inline int cli_linktype_of_dlt(int dlt)
 	case DLT_SLIP_BSDOS: return 102;
 	case DLT_PPP_BSDOS: return 103;
 	default: return dlt;
+	}
+}
+
+/* libpcap's name of a DLT_ value, or "unknown". */
+static inline const char *cli_dlt_name(int dlt)
+{
+	const char *name = pcap_datalink_val_to_name(dlt);
+
+	return name != NULL ? name : "unknown";
+}
+
+/* libpcap's DLT_ value for a LINKTYPE_ a capture file records (the inverse of
+ * cli_linktype_of_dlt). */
+static inline int cli_dlt_of_linktype(int linktype)
+{
+	switch (linktype) {
+	case 100: return DLT_ATM_RFC1483;
+	case 101: return DLT_RAW;
+	case 102: return DLT_SLIP_BSDOS;
+	case 103: return DLT_PPP_BSDOS;
+	default: return linktype;
 	}
 }
 

@@ -53,12 +53,14 @@ void pd_disp_init(struct pd_app *app);
 /* The delay histogram's bucket finder, before the workers run. */
 void pd_delay_buckets_init(void);
 
-/* Step 1: the key of @p p (len bytes) into buf (cap bytes), its length in *klen, and
- * where its IP header is in *ip: 0, or -1 with the reason counted. */
-static inline int pd_disp_key(struct pd_worker *w, const uint8_t *p, uint32_t len,
-			      uint8_t *buf, size_t cap, size_t *klen, struct pd_key_ip *ip)
+/* Step 1: the key of @p p (len bytes, a frame of kc's link type) into buf (cap bytes),
+ * its length in *klen, and where its IP header is in *ip: 0, or -1 with the reason
+ * counted. */
+static inline int pd_disp_key(struct pd_worker *w, const struct pd_key_config *kc,
+			      const uint8_t *p, uint32_t len, uint8_t *buf, size_t cap,
+			      size_t *klen, struct pd_key_ip *ip)
 {
-	enum pd_key_reason r = pd_key_extract_ip(&w->app->cfg.key, p, len, buf, cap, klen, ip);
+	enum pd_key_reason r = pd_key_extract_ip(kc, p, len, buf, cap, klen, ip);
 
 	if (unlikely(ip->encaps != 0)) /* never without --decap */
 		for (unsigned k = 0; k < PD_DECAP_KINDS; k++)

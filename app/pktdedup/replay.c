@@ -68,6 +68,7 @@ struct frame {
 	uint32_t l3;            /* the IP header's offset (a mark) */
 	uint64_t hash;
 	uint8_t ipver;          /* the IP header's version (0: none) */
+	uint8_t link;           /* its link type (enum pd_key_link): R.key's index */
 	uint8_t cls;            /* PD_CLASS_BYPASS (outside --bpf), PD_CLASS_KEYLESS, or the
 				 * verdict of a keyed frame (PD_DISTINCT until phase 2) */
 };
@@ -90,6 +91,7 @@ static struct {
 	int stopped_by;        /* the signal that stopped the reading */
 	int write_err;         /* errno of the first failed write to --pcap-out/--dup-out */
 	const char *write_opt; /* which of them */
+	char write_why[256];   /* what failed, as said */
 	uint64_t write_frames; /* frames read when it failed */
 	int cut_err;           /* errno of a failed cut (rio_sink_cut) */
 	const char *cut_opt;   /* the sink it failed on */
@@ -101,6 +103,11 @@ static struct {
 	int progress;          /* a progress line on stderr (a terminal) */
 	int stream;            /* the input is no regular file: its reads may wait */
 	double t0, shown;      /* when the reading started, when progress was last shown */
+	/* the key options for each link type (pcapng: a frame's is its interface's) */
+	struct pd_key_config key[PD_LINK_RAW + 1];
+	uint64_t other_link;   /* frames of a link type the keys do not take: bypassed */
+	int other_dlt;         /* the first such link type */
+	int other_several;     /* and others */
 } R;
 
 /* The input, opened before any filter is made (and EAL, with --telemetry), so that a bad
@@ -130,6 +137,11 @@ int pd_replay_open(void)
 			pcap_datalink_val_to_name(R.info.linktype));
 		return -1;
 	}
+	for (unsigned l = 0; l < sizeof(R.key) / sizeof(R.key[0]); l++) {
+		R.key[l] = pd_app.cfg.key;
+		R.key[l].link = (enum pd_key_link)l;
+	}
+	R.other_link = 0;
 	if (c->bpf != NULL && rio_in_bpf(c->bpf) != 0)
 		return -2;
 	R.progress = !c->quiet && isatty(STDERR_FILENO);
@@ -211,6 +223,23 @@ static void progress_show(int last)
 	fflush(stderr);
 }
 
+/* A frame's class before its key: bypassed outside --bpf, or on a pcapng interface of a
+ * link type the keys do not take (counted, and said in the summary); else to be keyed. */
+static uint8_t frame_class(struct frame *f, const struct pd_app_config *c)
+{
+	enum pd_key_link link = PD_LINK_ETHERNET;
+
+	if (unlikely(f->rf.dlt != R.info.linktype) &&
+	    cli_link_from_dlt(f->rf.dlt, &link) != 0) {
+		if (R.other_link++ == 0)
+			R.other_dlt = f->rf.dlt;
+		R.other_several |= f->rf.dlt != R.other_dlt;
+		return PD_CLASS_BYPASS;
+	}
+	f->link = (uint8_t)(f->rf.dlt == R.info.linktype ? pd_app.cfg.key.link : link);
+	return c->bpf != NULL && !rio_in_bpf_match(&f->rf) ? PD_CLASS_BYPASS : PD_CLASS_KEYLESS;
+}
+
 /* Worker 0: the next batch into the arena (R.n frames; 0 at the end). */
 static void read_batch(void)
 {
@@ -262,8 +291,7 @@ static void read_batch(void)
 		f->pre_off = (uint64_t)pre_off;
 		f->pre_len = (uint32_t)npre;
 		f->ipver = 0;
-		f->cls = c->bpf != NULL && !rio_in_bpf_match(&f->rf) ? PD_CLASS_BYPASS :
-								       PD_CLASS_KEYLESS;
+		f->cls = frame_class(f, c);
 		R.n++;
 		R.frames++;
 	}
@@ -297,8 +325,8 @@ static void key_batch(struct pd_worker *w, unsigned step)
 			w->replay_key = b;
 			w->replay_keycap = need;
 		}
-		if (pd_disp_key(w, f->rf.data, f->rf.caplen, w->replay_key, w->replay_keycap,
-				&klen, &ip) != 0)
+		if (pd_disp_key(w, &R.key[f->link], f->rf.data, f->rf.caplen, w->replay_key,
+				w->replay_keycap, &klen, &ip) != 0)
 			continue;
 		f->l3 = ip.offset;
 		f->ipver = ip.version;
@@ -338,11 +366,15 @@ static void filter_batch(struct pd_worker *w, unsigned nworkers)
 }
 
 /* A sink's write failed: the reading stops after this batch (the header's rule). */
-static void write_failed(const char *opt, int err)
+static void write_failed(const char *opt, const struct rio_sink *s)
 {
+	const int err = rio_sink_error(s);
+
 	if (R.write_err != 0)
 		return;
 	R.write_err = err;
+	snprintf(R.write_why, sizeof(R.write_why), "%s", err == EPIPE ?
+		 "the reader closed the pipe" : rio_sink_why(s));
 	R.write_opt = opt;
 	if (err == EINTR && pd_force_quit) /* a stop signal broke a write waiting on a pipe */
 		R.stopped_by = pd_force_quit;
@@ -402,7 +434,7 @@ static void batch_taken(struct pd_worker *w, struct rio_sink *s, const char *opt
 		return;
 	rio_sink_flush(s);
 	if (unlikely(rio_sink_error(s) != 0)) {
-		write_failed(opt, rio_sink_error(s));
+		write_failed(opt, s);
 		settle(w, s, *whole, head, out);
 		return;
 	}
@@ -428,7 +460,7 @@ static void write_batch(struct pd_worker *w)
 		}
 		if (next & PD_NEXT_COPY) {
 			if (unlikely(rio_sink_frame(R.dups, &f->rf) != 0))
-				write_failed("--dup-out", rio_sink_error(R.dups));
+				write_failed("--dup-out", R.dups);
 			else
 				f->dup_end = rio_sink_pos(R.dups);
 		}
@@ -438,7 +470,7 @@ static void write_batch(struct pd_worker *w)
 		if (!(next & PD_NEXT_OUT))
 			continue;
 		if (unlikely(rio_sink_frame(R.out, &f->rf) != 0)) {
-			write_failed("--pcap-out", rio_sink_error(R.out));
+			write_failed("--pcap-out", R.out);
 			w->c.tx_failed++;
 			continue;
 		}
@@ -510,7 +542,7 @@ static void trailer(struct rio_sink *s, uint64_t whole, uint64_t head, const cha
 	rio_sink_blocks(s, R.trailer, R.ntrailer);
 	rio_sink_flush(s);
 	if (rio_sink_error(s) != 0) {
-		write_failed(opt, rio_sink_error(s));
+		write_failed(opt, s);
 		cut(s, whole_part(s, whole, head), opt);
 	}
 }
@@ -570,8 +602,7 @@ void pd_replay_summary(FILE *out)
 				 R.dups_kept);
 		fprintf(out, "pktdedup: %s %s: %s after %" PRIu64 " frames were read: stopped"
 			" there; %s%s\n", R.write_opt, kept ? pd_app.cfg.pcap_out :
-			pd_app.cfg.dup_out, R.write_err == EPIPE ? "the reader closed the pipe" :
-			strerror(R.write_err), R.write_frames, holds,
+			pd_app.cfg.dup_out, R.write_why, R.write_frames, holds,
 			R.write_err == EPIPE ? " (status 141, as for SIGPIPE)" : "");
 	}
 	if (R.cut_err != 0)
@@ -584,6 +615,13 @@ void pd_replay_summary(FILE *out)
 			" block%s (%" PRIu64 " bytes) left out of the outputs: more than 64 MiB"
 			" of such blocks came between two packets; every packet is kept\n",
 			R.in_name, left_out, left_out == 1 ? "" : "s", bytes);
+	if (R.other_link != 0)
+		fprintf(out, "pktdedup: warning: --pcap-in %s: %" PRIu64 " frame%s of pcapng"
+			" interfaces whose link type the keys do not take (%s%s) forwarded"
+			" without a verdict (bypassed); the keys take " CLI_LINK_TYPES "\n",
+			R.in_name, R.other_link,
+			R.other_link == 1 ? "" : "s", cli_dlt_name(R.other_dlt),
+			R.other_several ? " and others" : "");
 	if (R.damaged && R.frames == 0)
 		fprintf(out, "pktdedup: error: --pcap-in %s: %s before its first frame: no"
 			" frame was read\n", R.in_name, R.why);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/link.h"
 #include "pktdedup.h"
 #include "replay_in_formats.h"
 #include "replay_in_gzip.h"
@@ -33,10 +34,16 @@ static struct {
 	uint64_t offset, size;
 	unsigned char magic[4];
 	unsigned magic_left;
-	struct bpf_program bpf;
-	int bpf_on;
+	const char *bpf_expr; /* --bpf, compiled for each link type met (pcapng: several) */
+	struct {
+		int dlt;
+		int ok;       /* compiled; else its frames match nothing (said once) */
+		struct bpf_program prog;
+	} bpf[8];
+	unsigned nbpf;
 	char why[PCAP_ERRBUF_SIZE + 96];
 	const struct rio_in_format *fmt;
+	int dlt;             /* the frames' link type, unless the format says (pcapng) */
 	int gz;              /* gzip'd: the raw bytes go through zlib */
 	int gz_failed;       /* the inflating failed: why in rio_gz_error() */
 	int raw_end;         /* gzip'd: the raw input has ended */
@@ -104,7 +111,7 @@ static ssize_t in_read(void *cookie, char *buf, size_t len)
 		n = I.gz ? gz_read(buf, len) : raw_read(buf, len);
 	}
 	if (n > 0 && I.fmt->feed != NULL)
-		I.fmt->feed((const uint8_t *)buf, (size_t)n, I.offset);
+		I.fmt->feed((uint8_t *)buf, (size_t)n, I.offset);
 	return n;
 }
 
@@ -197,6 +204,9 @@ int rio_in_open(const char *path, struct rio_in_info *info)
 	}
 	info->linktype = pcap_datalink(I.in);
 	info->snaplen = (unsigned)pcap_snapshot(I.in);
+	if (I.fmt->opened != NULL)
+		I.fmt->opened(info);
+	I.dlt = info->linktype;
 	return 0;
 }
 
@@ -249,6 +259,7 @@ int rio_in_next(struct rio_frame *f, const uint8_t **pre, size_t *npre)
 		f->opts_len = 0;
 		f->iface = f->ts_hi = f->ts_lo = 0;
 		f->spb = f->swap = 0;
+		f->dlt = I.dlt;
 		if (I.fmt->take(f, pre, npre) != 1) {
 			snprintf(I.why, sizeof(I.why), "%s", I.fmt->error());
 			return -1;
@@ -292,28 +303,87 @@ uint64_t rio_in_size(void)
 	return I.size;
 }
 
-int rio_in_bpf(const char *expr)
+/* --bpf compiled for link type @p dlt into *prog: 0, or -1 with libpcap's reason in
+ * why. */
+static int bpf_compile(int dlt, struct bpf_program *prog, char *why, size_t len)
 {
-	if (pcap_compile(I.in, &I.bpf, expr, 1, PCAP_NETMASK_UNKNOWN) != 0) {
-		PD_LOG(ERR, "--bpf '%s': %s\n", expr, pcap_geterr(I.in));
+	pcap_t *dead = pcap_open_dead(dlt, 262144);
+	int rc;
+
+	if (dead == NULL) {
+		snprintf(why, len, "out of memory");
 		return -1;
 	}
-	I.bpf_on = 1;
+	rc = pcap_compile(dead, prog, I.bpf_expr, 1, PCAP_NETMASK_UNKNOWN);
+	if (rc != 0)
+		snprintf(why, len, "%s", pcap_geterr(dead));
+	pcap_close(dead);
+	return rc == 0 ? 0 : -1;
+}
+
+int rio_in_bpf(const char *expr)
+{
+	char why[PCAP_ERRBUF_SIZE + 64];
+
+	I.bpf_expr = expr;
+	if (bpf_compile(I.dlt, &I.bpf[0].prog, why, sizeof(why)) != 0) {
+		PD_LOG(ERR, "--bpf '%s': %s\n", expr, why);
+		I.bpf_expr = NULL;
+		return -1;
+	}
+	I.bpf[0].dlt = I.dlt;
+	I.bpf[0].ok = 1;
+	I.nbpf = 1;
 	return 0;
+}
+
+/* The program for a pcapng interface of another link type than the first's, compiled
+ * when its first frame comes; one that does not compile (`ether host` on raw IP) matches
+ * nothing: those frames pass unchecked, as any outside the filter. More link types than
+ * the table holds (eight) are compiled for each frame. */
+static int bpf_match_other(const struct rio_frame *f, const struct pcap_pkthdr *h)
+{
+	char why[PCAP_ERRBUF_SIZE + 64];
+	struct bpf_program prog;
+	int m;
+
+	for (unsigned i = 1; i < I.nbpf; i++)
+		if (I.bpf[i].dlt == f->dlt)
+			return I.bpf[i].ok && pcap_offline_filter(&I.bpf[i].prog, h, f->data) != 0;
+	if (I.nbpf < sizeof(I.bpf) / sizeof(I.bpf[0])) {
+		const unsigned i = I.nbpf++;
+
+		I.bpf[i].dlt = f->dlt;
+		I.bpf[i].ok = bpf_compile(f->dlt, &I.bpf[i].prog, why, sizeof(why)) == 0;
+		if (!I.bpf[i].ok)
+			PD_LOG(WARNING, "--bpf '%s' does not compile for link type %s (%s): its"
+			       " frames pass unchecked\n", I.bpf_expr, cli_dlt_name(f->dlt), why);
+		return I.bpf[i].ok && pcap_offline_filter(&I.bpf[i].prog, h, f->data) != 0;
+	}
+	if (bpf_compile(f->dlt, &prog, why, sizeof(why)) != 0)
+		return 0;
+	m = pcap_offline_filter(&prog, h, f->data) != 0;
+	pcap_freecode(&prog);
+	return m;
 }
 
 int rio_in_bpf_match(const struct rio_frame *f)
 {
 	struct pcap_pkthdr h = {.caplen = f->caplen, .len = f->len};
 
-	return !I.bpf_on || pcap_offline_filter(&I.bpf, &h, f->data) != 0;
+	if (I.nbpf == 0)
+		return 1;
+	if (f->dlt == I.bpf[0].dlt)
+		return pcap_offline_filter(&I.bpf[0].prog, &h, f->data) != 0;
+	return bpf_match_other(f, &h);
 }
 
 void rio_in_close(void)
 {
-	if (I.bpf_on)
-		pcap_freecode(&I.bpf);
-	I.bpf_on = 0;
+	for (unsigned i = 0; i < I.nbpf; i++)
+		if (I.bpf[i].ok)
+			pcap_freecode(&I.bpf[i].prog);
+	I.nbpf = 0;
 	if (I.in != NULL)
 		pcap_close(I.in); /* closes the stream, and so the input (in_close) */
 	else if (I.fd >= 0 && I.fd != STDIN_FILENO)

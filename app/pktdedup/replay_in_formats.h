@@ -20,11 +20,15 @@ struct rio_in_format {
 	int (*is)(uint32_t magic);
 	/* A reader anew: the format's part of what the sinks need to know. */
 	void (*start)(uint32_t magic, struct rio_in_info *info);
-	/* The input's bytes as libpcap gets them, the stream's offset after them (NULL: the
-	 * format needs nothing but libpcap's records). */
-	void (*feed)(const uint8_t *p, size_t n, uint64_t offset);
-	/* After libpcap's record (f's data, lengths and time are set): the format's part of
-	 * f, and in *pre, *npre what comes before the frame. 1, or -1 (why in error()). */
+	/* The input's bytes before libpcap gets them, the stream's offset after them (NULL:
+	 * the format needs nothing but libpcap's records). The format may rewrite them for
+	 * libpcap (pcapng: interfaces of several link types). */
+	void (*feed)(uint8_t *p, size_t n, uint64_t offset);
+	/* libpcap has opened the input: the format's link type and snap length in *info
+	 * (NULL: libpcap's). */
+	void (*opened)(struct rio_in_info *info);
+	/* After libpcap's record (f's data, lengths, time and dlt are set): the format's part
+	 * of f, and in *pre, *npre what comes before the frame. 1, or -1 (why in error()). */
 	int (*take)(struct rio_frame *f, const uint8_t **pre, size_t *npre);
 	/* At the end of the records: in *pre, *npre what comes after the last frame. 0, or
 	 * -1 when the input was damaged (why in error()). */

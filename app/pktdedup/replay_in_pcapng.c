@@ -5,11 +5,25 @@
  * timestamp and options, leaving out the packet's data (libpcap has it). libpcap reads a
  * whole block before it returns its packet, so the queue is always ahead of libpcap's
  * packets and holds no more than its read-ahead (one stdio buffer).
+ *
+ * Interfaces of several link types and snap lengths: libpcap stops at an interface whose
+ * link type or snap length differs from the first's ("an interface has a type 101
+ * different from the type of the first interface"), so that a capture of eth0 and a
+ * tunnel, or two captures merged (mergecap) with different -s, could not be read past it.
+ * The follower keeps each interface's own link type and snap length and, in the bytes
+ * libpcap is about to read, writes every interface block's as Ethernet with no limit (0),
+ * so libpcap reads them all alike; each frame then carries its interface's link type
+ * (struct rio_frame's dlt). A simple packet block's length is written as its block's data
+ * (libpcap would cut it at the first interface's snap length, now none) and the frame's
+ * lengths are set back from the block. Each patch is a constant or comes from the block's
+ * first 8 bytes, so a block split across two reads is patched byte by byte all the same.
+ * The outputs get the blocks as they were.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/link.h"
 #include "replay_in_formats.h"
 
 #define NG_SHB 0x0A0D0D0Au
@@ -27,6 +41,8 @@
  * those between two packets the input is refused as damaged. */
 #define NG_MAX_META (64u << 20)
 #define NG_MAX_HEADERS (256u << 20)
+#define NG_LINKTYPE_ETHERNET 1u
+#define NG_MAX_SNAPLEN 262144u /* libpcap's for every link type the keys take */
 
 struct buf {
 	uint8_t *p;
@@ -39,7 +55,15 @@ struct item {
 	uint32_t packet;
 	uint32_t len;
 	uint32_t iface, ts_hi, ts_lo;
+	int32_t dlt;          /* its interface's link type (libpcap's DLT_), -1: no interface */
+	uint32_t spb_caplen, spb_len; /* a simple packet block's lengths, from the block */
 	uint8_t spb, swap;
+};
+
+/* An interface of the current section, as its block describes it. */
+struct iface {
+	int32_t dlt;
+	uint32_t snaplen; /* as libpcap takes it: 0 or over NG_MAX_SNAPLEN is NG_MAX_SNAPLEN */
 };
 
 /* The follower's state (one input at a time). */
@@ -61,6 +85,9 @@ static struct {
 	uint64_t meta;       /* non-packet bytes queued since the last packet block */
 	int drop;            /* the current block is not kept (NG_MAX_META, or do-not-copy) */
 	uint64_t dropped, dropped_bytes; /* blocks left out of the outputs */
+	struct buf ifs;      /* the section's interfaces (struct iface) */
+	struct iface first;  /* the file's first interface */
+	int have_first;
 } I;
 
 static int buf_put(struct buf *b, const void *p, size_t n)
@@ -114,6 +141,15 @@ static void ng_queue(const struct item *it, const uint8_t *p, size_t n)
 		ng_lost("out of memory");
 }
 
+/* The link type of interface @p i of the current section, -1 without one (libpcap
+ * refuses the packet). */
+static int32_t ng_iface_dlt(uint32_t i)
+{
+	const struct iface *f = (const struct iface *)I.ifs.p;
+
+	return i < I.ifs.len / sizeof(*f) ? f[i].dlt : -1;
+}
+
 /* A whole block has gone by: queue what a pcapng sink writes back. */
 static void ng_block_done(void)
 {
@@ -125,6 +161,22 @@ static void ng_block_done(void)
 	case NG_SHB:
 		/* the section's length changes with what is dropped: "not given" (-1) */
 		memset(I.blk.p + 16, 0xff, 8);
+		I.ifs.len = 0; /* a section numbers its interfaces anew */
+		break;
+	case NG_IDB:
+		if (n >= 20) { /* shorter: libpcap refuses it */
+			const uint32_t snap = rd32(b + 12, I.swap);
+			const struct iface f = {
+				.dlt = cli_dlt_of_linktype(rd16(b + 8, I.swap)),
+				.snaplen = snap == 0 || snap > NG_MAX_SNAPLEN ? NG_MAX_SNAPLEN : snap,
+			};
+
+			if (buf_put(&I.ifs, &f, sizeof(f)) != 0)
+				ng_lost("out of memory");
+			if (!I.have_first)
+				I.first = f;
+			I.have_first = 1;
+		}
 		break;
 	case NG_EPB:
 	case NG_PB:
@@ -134,6 +186,7 @@ static void ng_block_done(void)
 		it.ts_hi = rd32(b + 12, I.swap);
 		it.ts_lo = rd32(b + 16, I.swap);
 		it.swap = (uint8_t)I.swap;
+		it.dlt = ng_iface_dlt(it.iface);
 		it.len = (uint32_t)(n - 28 - 4); /* options: after the data, before the length */
 		ng_queue(&it, b + 28, it.len);
 		return;
@@ -142,6 +195,13 @@ static void ng_block_done(void)
 		it.packet = 1;
 		it.spb = 1;
 		it.swap = (uint8_t)I.swap;
+		it.dlt = ng_iface_dlt(0); /* the section's first interface, by the spec */
+		if (n >= 16) { /* shorter: libpcap refuses it */
+			it.spb_len = rd32(b + 8, I.swap);
+			it.spb_caplen = it.spb_len;
+			if (I.ifs.len != 0 && it.spb_caplen > ((const struct iface *)I.ifs.p)->snaplen)
+				it.spb_caplen = ((const struct iface *)I.ifs.p)->snaplen;
+		}
 		ng_queue(&it, NULL, 0);
 		return;
 	}
@@ -227,8 +287,35 @@ static int ng_block_start(void)
 	return 1;
 }
 
-/* Bytes of the input as libpcap gets them. */
-static void ng_feed(const uint8_t *p, size_t n, uint64_t offset)
+/* Block bytes [a, b), at p, made what libpcap is to read (the header comment): an
+ * interface block's link type (offsets 8-9) Ethernet and its snap length (12-15) none, a
+ * simple packet block's length (8-11) its block's data. In the section's byte order. */
+static void ng_patch(uint8_t *p, uint64_t a, uint64_t b)
+{
+	uint8_t v[8] = {0};
+	uint64_t lo = 8, hi;
+
+	if (I.type == NG_IDB && I.total >= 20) {
+		const uint16_t lt = (uint16_t)NG_LINKTYPE_ETHERNET;
+		const uint16_t x = I.swap ? __builtin_bswap16(lt) : lt;
+
+		memcpy(v, &x, 2); /* then 2 reserved bytes (not written), the snap length 0 */
+		hi = 16;
+	} else if (I.type == NG_SPB && I.total >= 16) {
+		const uint32_t x = I.swap ? __builtin_bswap32(I.total - 16) : I.total - 16;
+
+		memcpy(v, &x, 4);
+		hi = 12;
+	} else {
+		return;
+	}
+	for (uint64_t o = a > lo ? a : lo; o < b && o < hi; o++)
+		if (I.type != NG_IDB || o < 10 || o >= 12) /* an IDB's 10-11: reserved */
+			p[o - a] = v[o - 8];
+}
+
+/* Bytes of the input as libpcap is to get them (patched there: ng_patch). */
+static void ng_feed(uint8_t *p, size_t n, uint64_t offset)
 {
 	I.offset = offset;
 	while (n > 0 && !I.lost) {
@@ -255,6 +342,7 @@ static void ng_feed(const uint8_t *p, size_t n, uint64_t offset)
 				if (buf_put(&I.blk, p + (from - a), b - from) != 0)
 					ng_lost("out of memory");
 			}
+			ng_patch(p, a, b); /* after the copy: the outputs get the block as it was */
 			I.pos = b;
 			p += take;
 			n -= take;
@@ -304,6 +392,12 @@ static int ng_take(struct rio_frame *f)
 		f->opts_len = it.len;
 		f->spb = it.spb;
 		f->swap = it.swap;
+		f->dlt = it.dlt;
+		if (it.spb) { /* libpcap's lengths are the patched ones (ng_patch) */
+			f->len = it.spb_len;
+			if (f->caplen > it.spb_caplen)
+				f->caplen = it.spb_caplen;
+		}
 		found = 1;
 		break;
 	}
@@ -316,6 +410,8 @@ static void ng_close(void)
 	free(I.blk.p);
 	free(I.q.p);
 	free(I.pre.p);
+	free(I.ifs.p);
+	memset(&I.ifs, 0, sizeof(I.ifs));
 	memset(&I.blk, 0, sizeof(I.blk));
 	memset(&I.q, 0, sizeof(I.q));
 	memset(&I.pre, 0, sizeof(I.pre));
@@ -334,6 +430,14 @@ static void start(uint32_t magic, struct rio_in_info *info)
 	I.need = 8;
 	info->pcapng = 1;
 	info->nano = 1; /* libpcap gives every pcapng time in ns, opened so */
+}
+
+/* libpcap has read the first interface block: its link type and snap length are the
+ * file's, as libpcap would have given them unpatched. */
+static void opened(struct rio_in_info *info)
+{
+	info->linktype = I.have_first ? I.first.dlt : -1;
+	info->snaplen = I.have_first ? I.first.snaplen : NG_MAX_SNAPLEN;
 }
 
 static int take(struct rio_frame *f, const uint8_t **pre, size_t *npre)
@@ -371,6 +475,6 @@ static uint64_t left_out(uint64_t *bytes)
 }
 
 const struct rio_in_format rio_in_pcapng = {
-	.name = "pcapng", .is = is, .start = start, .feed = ng_feed, .take = take, .end = end,
-	.error = error, .left_out = left_out, .close = ng_close,
+	.name = "pcapng", .is = is, .start = start, .feed = ng_feed, .opened = opened,
+	.take = take, .end = end, .error = error, .left_out = left_out, .close = ng_close,
 };

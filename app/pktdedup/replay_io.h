@@ -37,6 +37,7 @@ struct rio_frame {
 	const uint8_t *data;
 	uint32_t caplen, len;
 	uint64_t ts_ns;          /* ns since the epoch */
+	int dlt;                 /* its link type (libpcap's DLT_; pcapng: its interface's) */
 	/* pcapng input: the packet block it came in */
 	uint32_t iface;          /* interface id in its section */
 	uint32_t ts_hi, ts_lo;   /* the timestamp as written, in the interface's units */
@@ -88,6 +89,9 @@ int rio_sink_frame(struct rio_sink *s, const struct rio_frame *f);
 /* 0 while every write succeeded, else the errno of the first that failed (EPIPE: the
  * reader of a pipe went away). */
 int rio_sink_error(const struct rio_sink *s);
+/* What failed, in words: the format's reason for a frame it cannot hold, else the
+ * errno's. */
+const char *rio_sink_why(const struct rio_sink *s);
 /* Everything written so far handed to the system (a pipe's reader sees it). */
 void rio_sink_flush(struct rio_sink *s);
 /* Bytes given to the sink so far (its format's header included; 0 without a sink), and

@@ -181,6 +181,11 @@ int rio_sink_error(const struct rio_sink *s)
 	return s != NULL && s->bad ? (s->err != 0 ? s->err : EIO) : 0;
 }
 
+const char *rio_sink_why(const struct rio_sink *s)
+{
+	return s->why[0] != '\0' ? s->why : strerror(rio_sink_error(s));
+}
+
 void rio_sink_blocks(struct rio_sink *s, const uint8_t *b, size_t len)
 {
 	if (s != NULL && len != 0)

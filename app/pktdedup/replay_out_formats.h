@@ -38,6 +38,10 @@ struct rio_sink {
 	uint64_t done;        /* bytes the system took */
 	int bad;              /* a write failed: errno in err */
 	int err;
+	char why[224];        /* a frame the format cannot hold (err EINVAL): why */
+	int linktype;         /* pcap: the header's link type and snap length */
+	uint32_t snaplen;
+	uint32_t max_caplen;  /* pcap: the longest frame past snaplen (a regular file) */
 };
 
 extern const struct rio_out_format rio_out_pcap;   /* replay_out_pcap.c */

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# A pcapng whose interfaces differ in link type and snap length (Ethernet, raw IP and
+# IEEE 802.11; 65535, 96, none; two sections, simple packet blocks, either byte order;
+# tests/mixed_links.py writes it and its oracle) is read to its end:
+#  - --pcap-out and --dup-out are the oracle's files byte for byte: a packet seen on
+#    Ethernet and again through the raw-IP interface is a copy; the 802.11 frames pass
+#    without a verdict (bypassed), said; with 2 workers and the default filter too;
+#  - --bpf is compiled for each link type ('udp': the same files; 'not udp': the input);
+#  - a pcap output takes one link type: status 1 at the first frame of another, said,
+#    and the file holds exactly the frames counted forwarded;
+#  - from the Ethernet interfaces alone (snap lengths 65535 and none), a pcap file's
+#    header snap length is raised to the longest frame (70,000 bytes), which readers
+#    would cut otherwise; to a pipe, where the header has gone, such a frame stops the
+#    run (status 1, said).
+set -euo pipefail
+. "$(dirname "$0")/e2e_common.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+count() { capinfos -c -M "$1" | awk '/^Number of packets/ { print $NF }'; }
+
+for order in little big; do
+	d=$tmp/$order
+	mkdir -p "$d"
+	/usr/bin/python3 "$root/tests/mixed_links.py" "$d" "$order"
+	for run in "--filter exact" "--workers 2"; do
+		rc=0
+		# shellcheck disable=SC2086 # $run: options
+		"$bin" --pcap-in "$d/in.pcapng" $run --pcap-out "$d/out.pcapng" \
+			--dup-out "$d/d.pcapng" --stats-json "$d/s.json" >/dev/null 2>"$d/err" || rc=$?
+		[ "$rc" -eq 0 ] || { cat "$d/err" >&2; fail "$order $run: status $rc"; }
+		cmp -s "$d/out.pcapng" "$d/kept.pcapng" || fail "$order $run: --pcap-out differs"
+		cmp -s "$d/d.pcapng" "$d/dups.pcapng" || fail "$order $run: --dup-out differs"
+		grep -q "6 frames of pcapng interfaces whose link type the keys do not take" \
+			"$d/err" || { cat "$d/err" >&2; fail "$order $run: 802.11 frames not said"; }
+		[ "$(json "$d/s.json" rx)" -eq 89 ] && [ "$(json "$d/s.json" bypassed)" -eq 6 ] ||
+			fail "$order $run: rx or bypassed"
+	done
+done
+echo "ok: four link types and snap lengths, two sections, both byte orders: the outputs" \
+	"are the oracle's; 6 radio frames bypassed, said"
+
+d=$tmp/little
+"$bin" --pcap-in "$d/in.pcapng" --filter exact --bpf udp --pcap-out "$d/b.pcapng" --quiet \
+	2>/dev/null
+cmp -s "$d/b.pcapng" "$d/kept.pcapng" || fail "--bpf udp: differs from the run without"
+"$bin" --pcap-in "$d/in.pcapng" --filter exact --bpf 'not udp' --pcap-out "$d/b.pcapng" \
+	--quiet 2>/dev/null
+cmp -s "$d/b.pcapng" "$d/in.pcapng" || fail "--bpf 'not udp': not the input"
+echo "ok: --bpf compiled for each link type ('udp': the same files; 'not udp': the input)"
+
+rc=0
+"$bin" --pcap-in "$d/in.pcapng" --filter exact --pcap-out "$d/o.pcap" --stats-json "$d/p.json" \
+	>/dev/null 2>"$d/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "a frame of link type IEEE802_11 (pcapng interface 3) does not go" \
+	"$d/err" || { cat "$d/err" >&2; fail "pcap output of several link types: status $rc"; }
+[ "$(count "$d/o.pcap")" -eq "$(json "$d/p.json" tx)" ] && [ "$(json "$d/p.json" tx)" -ge 1 ] ||
+	fail "the pcap holds $(count "$d/o.pcap") frames, $(json "$d/p.json" tx) counted"
+/usr/bin/python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["accounted"] is not True)' \
+	"$d/p.json" || fail "pcap output: not accounted"
+echo "ok: a pcap output refuses a frame of a second link type: status 1, said; the file" \
+	"holds the $(json "$d/p.json" tx) frame(s) counted forwarded"
+
+"$bin" --pcap-in "$d/eth.pcapng" --filter exact --pcap-out "$d/eth.pcap" --quiet 2>/dev/null
+/usr/bin/python3 - "$d/eth.pcapng" "$d/eth.pcap" "$d/eth-kept.txt" <<'PY'
+import struct, sys
+ng, pc, kept = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read(), sys.argv[3]
+frames, off = [], 0
+while off < len(ng):
+    t, n = struct.unpack_from("<II", ng, off)
+    if t == 6:
+        cap, wire = struct.unpack_from("<II", ng, off + 20)
+        frames.append((cap, wire, ng[off + 28:off + 28 + cap]))
+    off += n
+want = [frames[int(i)] for i in open(kept)]
+magic, _, _, _, _, snap, link = struct.unpack_from("<IHHiIII", pc, 0)
+got, off = [], 24
+while off < len(pc):
+    _, _, cap, wire = struct.unpack_from("<IIII", pc, off)
+    got.append((cap, wire, pc[off + 16:off + 16 + cap]))
+    off += 16 + cap
+assert link == 1, link
+assert snap == 70000 == max(c for c, _, _ in got), (snap, max(c for c, _, _ in got))
+assert got == want, (len(got), len(want))
+PY
+{ rc=0; "$bin" --pcap-in "$d/eth.pcapng" --filter exact --out-format pcap --pcap-out - \
+	--stats-json "$d/q.json" 2>"$d/err" || rc=$?; echo "$rc" >"$d/rc"; } | cat >"$d/pipe.pcap"
+rc=$(cat "$d/rc")
+[ "$rc" -eq 1 ] && grep -q "a frame of 70000 bytes (pcapng interface 1) is past the snap length" \
+	"$d/err" || { cat "$d/err" >&2; fail "a long frame to a pipe: status $rc"; }
+[ "$(count "$d/pipe.pcap")" -eq "$(json "$d/q.json" tx)" ] ||
+	fail "the pipe has $(count "$d/pipe.pcap") frames, $(json "$d/q.json" tx) counted"
+echo "ok: Ethernet interfaces of snap lengths 65535 and none to pcap: header raised to" \
+	"70000, every kept frame whole; to a pipe the long frame stops the run (status 1)"
