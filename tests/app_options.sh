@@ -292,6 +292,29 @@ for o in "--pcap-in $in --pcap-out -|--pcap-out -: standard output is a terminal
 		{ cat "$tmp/tty" >&2; echo "FAIL: ${o%%|*} on a terminal: status $rc" >&2; exit 1; }
 done
 echo "ok: --pcap-out -, --dup-out - and --pcap-in - on a terminal: refused (status 2)"
+# standard streams closed or full: a closed one keeps its number, so no file takes it
+# (with 2>&-, --pcap-out was descriptor 2 and began with the start-up lines); a summary
+# that cannot be written is said, status 1
+rc=0
+"$bin" --pcap-in - --pcap-out "$tmp/closed.pcap" <"$in" >/dev/null 2>&- || rc=$?
+[ "$rc" -eq 0 ] && cmp -s "$tmp/closed.pcap" "$tmp/o1.pcap" ||
+	{ echo "FAIL: 2>&-: status $rc, or the output is not the capture" >&2; exit 1; }
+rc=0
+"$bin" --pcap-in - --pcap-out "$tmp/closed.pcap" <"$in" >&- 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 1 ] && cmp -s "$tmp/closed.pcap" "$tmp/o1.pcap" &&
+	grep -q "standard output: Bad file descriptor: the summary is not whole" "$tmp/err" ||
+	{ cat "$tmp/err" >&2; echo "FAIL: >&-: status $rc" >&2; exit 1; }
+rc=0
+"$bin" --pcap-in "$in" >/dev/full 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "standard output: No space left on device" "$tmp/err" ||
+	{ cat "$tmp/err" >&2; echo "FAIL: >/dev/full: status $rc" >&2; exit 1; }
+"$bin" --pcap-in "$in" --quiet >/dev/full || { echo "FAIL: --quiet >/dev/full" >&2; exit 1; }
+rc=0
+"$bin" --pcap-in - <&- 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q -- "--pcap-in -: Bad file descriptor" "$tmp/err" ||
+	{ cat "$tmp/err" >&2; echo "FAIL: --pcap-in - <&-: status $rc" >&2; exit 1; }
+echo "ok: 2>&- and >&- leave --pcap-out whole; a summary not written (>&-, >/dev/full)" \
+	"is said, status 1; --pcap-in - <&-: status 1"
 
 # EAL's failures say what to do: a second instance on one file prefix, and no root
 if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null; then

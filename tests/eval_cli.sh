@@ -250,5 +250,14 @@ else
 	bad "-h is not --help"
 fi
 
+# a table that cannot be written is an error, not a silent status 0
+if "$eval_bin" --n 1000 >/dev/full 2>"$tmp/full.err"; then
+	bad "> /dev/full: status 0"
+elif grep -q "pktdedup-eval: write error: No space left on device" "$tmp/full.err"; then
+	ok "> /dev/full: status 1, said"
+else
+	bad "> /dev/full: $(cat "$tmp/full.err")"
+fi
+
 echo "eval_cli: $fails failure(s)"
 [ $fails -eq 0 ]

@@ -874,5 +874,9 @@ out:
 	free(truth_v);
 	free(wtruth_v);
 	free(v);
+	if (fflush(stdout) != 0 || ferror(stdout)) { /* the table or the JSON: not whole */
+		fprintf(stderr, "pktdedup-eval: write error: %s\n", strerror(errno));
+		rc = 1;
+	}
 	return rc;
 }

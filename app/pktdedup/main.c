@@ -21,6 +21,7 @@
  * devices. (--in-memory cannot be used: EAL refuses it with --no-huge.)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -556,12 +557,45 @@ static void teardown(void)
 	}
 }
 
+/*
+ * Standard input, output and error hold their numbers before any file is opened: run
+ * with one closed (`>&-`), the first file opened takes its number, and what is printed
+ * to "standard output" goes into that file (`--pcap-in - --pcap-out F >&-` had F on
+ * descriptor 1). A closed one gets /dev/null opened the wrong way round (read-only for
+ * output), so that using it still fails as on a closed one (EBADF), and is said.
+ */
+static void std_fds_hold(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY) != fd)
+			_exit(1); /* cannot happen: the lowest free number is fd */
+}
+
+/* The summary and --stats-json - go to standard output: a write there that failed (a
+ * full disk, an I/O error) loses them, which is said and gives status 1, as coreutils
+ * do (`pktdedup ... > /dev/full` said nothing and gave 0). The summary's own flush keeps
+ * the reason (pd_app.summary_errno). */
+static int stdout_status(int status)
+{
+	int err = pd_app.summary_errno;
+
+	if (fflush(stdout) != 0 && err == 0)
+		err = errno;
+	if (!ferror(stdout) || (err == 0 && status != 0)) /* else said: --stats-json - */
+		return status;
+	fprintf(stderr, "pktdedup: error: standard output: %s: the summary is not whole\n",
+		err != 0 ? strerror(err) : "a write failed");
+	return status != 0 ? status : 1;
+}
+
 int main(int argc, char **argv)
 {
 	char *eal_argv[32];
 	int sep, rc, status;
 	double t0;
 
+	std_fds_hold();
 	status = parse_args(argc, argv, &sep);
 	if (status == 0)
 		status = preflight();
@@ -609,5 +643,5 @@ int main(int argc, char **argv)
 		status = rc != 0 ? rc : status;
 	}
 	teardown();
-	return status;
+	return stdout_status(status);
 }

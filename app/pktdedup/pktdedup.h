@@ -288,6 +288,7 @@ struct pd_app {
 	uint16_t port_id[PD_APP_MAX_PORTS];
 	struct pd_port_loss port_loss[PD_APP_MAX_PORTS];
 	int port_loss_final; /* port_loss holds the last reading; the ports may be closed */
+	int summary_errno;   /* the summary's write to standard output failed: why */
 };
 
 extern struct pd_app pd_app;

@@ -420,7 +420,8 @@ void pd_stats_summary(double secs)
 				" (docs/app.md: sizing the rings)\n", pd_app.port_id[p], ps->lost,
 				ps->imissed, ps->rx_nombuf, ps->ierrors, ps->kernel_drops, ps->oerrors);
 	}
-	fflush(out);
+	if (fflush(out) != 0 && pd_app.summary_errno == 0) /* main says it, status 1 */
+		pd_app.summary_errno = errno;
 }
 
 int pd_stats_accounted(void)
