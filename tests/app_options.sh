@@ -381,3 +381,17 @@ t = json.load(open(sys.argv[1]))["total"]
 assert t["rx"] > 0 and t["rx"] == t["tx"] + t["dropped"] + t["tx_failed"], t' "$tmp/nn.json" ||
 	{ echo "FAIL: the README's net_null run ($rc)" >&2; exit 1; }
 echo "ok: the README's inline run on net_null, without hugepages: stopped by Ctrl-C, status 0, accounted"
+# SIGUSR1 inline, no --stats-interval: the counter line at once, the run goes on
+"$bin" -l 0 --no-huge -m 1024 --no-pci --file-prefix "pdu1$$" \
+	--vdev net_null0 -- --ports 0 >/dev/null 2>"$tmp/err" &
+pid=$!
+rc=0
+await_line "$tmp/err" "plan:" "$pid" || rc=9
+sleep 0.5
+kill -USR1 "$pid" 2>/dev/null || rc=8
+await_line "$tmp/err" "s rx [1-9]" "$pid" || rc=7
+kill -0 "$pid" 2>/dev/null || rc=6
+stop_run "$pid" || rc=$?
+rm -rf "/var/run/dpdk/pdu1$$"
+[ "$rc" -eq 0 ] || { cat "$tmp/err" >&2; echo "FAIL: SIGUSR1 inline ($rc)" >&2; exit 1; }
+echo "ok: SIGUSR1 inline: the counter line at once, the run goes on (then Ctrl-C: status 0)"

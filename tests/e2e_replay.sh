@@ -7,7 +7,8 @@
 #  - a damaged record after 3 good ones: status 1, exactly those 3 frames written;
 #  - timestamps after 2038 (2,147,483,653 s) are written as read;
 #  - SIGINT or SIGHUP during a replay from a pipe: status 130 or 129, "interrupted", the
-#    frames read so far written, the snapshot too, and a summary that says it.
+#    frames read so far written, the snapshot too, and a summary that says it; SIGUSR1:
+#    the counter line, and the run goes on.
 #  - a worker thread that cannot be made (a user id of its own, ulimit -u 2): status 1
 #    with the reason and the fix, and no hang (the threads already made are sent back).
 set -euo pipefail
@@ -159,6 +160,28 @@ for sig in "INT:130:Interrupt:--workers 3 --snapshot-interval 3600s" HUP:129:Han
 	echo "ok: SIG$name while reading a pipe${more:+ ($more)}: status $want, the 1000 frames" \
 		"read written, the snapshot too, said so"
 done
+# SIGUSR1 asks for the counter line (as of tcpdump and dd) and stops nothing: sent while
+# the reader waits on the pipe, the line comes with the next frames (here the end), and
+# the run ends as any other (status 0, every frame written); it killed the run (138)
+{ cat "$tmp/part.pcap"; exec sleep 30; } >"$tmp/fifo" &
+feeder=$!
+"$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/usr1.pcap" --filter exact >/dev/null \
+	2>"$tmp/usr1.err" &
+pid=$!
+await_line "$tmp/usr1.err" "replay of" "$pid" || fail "SIGUSR1: the replay did not start"
+sleep 0.5
+kill -USR1 "$pid"
+sleep 0.3
+kill -0 "$pid" 2>/dev/null || fail "SIGUSR1 ended the replay"
+kill "$feeder" 2>/dev/null || true
+feeder=
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" -eq 0 ] && grep -q "^pktdedup: [0-9.]*s rx 1000 " "$tmp/usr1.err" &&
+	[ "$($tool frames "$tmp/usr1.pcap" | wc -l)" -eq 1000 ] ||
+	{ cat "$tmp/usr1.err" >&2; fail "SIGUSR1: status $rc, or no counter line"; }
+echo "ok: SIGUSR1 while reading a pipe: the counter line (rx 1000), the run goes on to its" \
+	"end, status 0"
 
 # Linux cooked (SLL, SLL2) and raw-IP captures (pcap/dups.pcap rewritten by scapy): the
 # same frames kept as from the Ethernet original, and the output keeps the input's link

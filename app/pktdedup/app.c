@@ -2,7 +2,7 @@
 /*
  * The run's state, below every file of the app: its configuration, plan, workers and
  * ports (struct pd_app), the stop flag the signal handler sets and the signals that set
- * it, and the app's logtype.
+ * it, SIGUSR1's ask for a counter line, and the app's logtype.
  * main.c fills them; the others read them.
  */
 #include "pktdedup.h"
@@ -10,6 +10,7 @@
 struct pd_app pd_app;
 RTE_LOG_REGISTER(pd_logtype, pktdedup, INFO)
 _Atomic int pd_force_quit;
+_Atomic int pd_stats_asked;
 
 void pd_stop_signals(sigset_t *set)
 {

@@ -49,6 +49,12 @@ static void on_signal(int sig)
 	pd_force_quit = sig;
 }
 
+static void on_stats_signal(int sig)
+{
+	(void)sig;
+	pd_stats_asked = 1;
+}
+
 /*
  * SIGINT, SIGTERM and SIGHUP (pd_stop_signals) stop the run in order. Without
  * SA_RESTART, so that a read waiting on a pipe returns and the replay can stop too; and
@@ -59,7 +65,9 @@ static void on_signal(int sig)
  * written and the output cut at its last full stdio buffer. SIGPIPE is ignored: a
  * reader that closes its end of an output pipe (`| head`) fails the write with EPIPE,
  * which stops a replay in order (replay.c) with its summary, JSON and snapshot written,
- * instead of killing the process with nothing written.
+ * instead of killing the process with nothing written. SIGUSR1 prints the counter line
+ * (stderr) and goes on, as with tcpdump and dd, where it killed the run with nothing
+ * written; with SA_RESTART, as it stops nothing.
  */
 static void stop_signals(int block)
 {
@@ -77,6 +85,9 @@ static void stop_signals(int block)
 	for (int sig = 1; sig < NSIG; sig++)
 		if (sigismember(&set, sig) == 1)
 			sigaction(sig, &sa, NULL);
+	sa.sa_handler = on_stats_signal;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
 }
 
 /* ---- replay with --telemetry: EAL without devices ---- */

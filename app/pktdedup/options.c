@@ -122,7 +122,7 @@ void pd_app_usage(FILE *out)
 		"\n"
 		"Statistics:\n"
 		"  --stats-interval T   print a counter line every T (seconds, or 500ms...;\n"
-		"                       default: off)\n"
+		"                       default: off); SIGUSR1 prints one at any time\n"
 		"  --stats-json FILE    write the final summary as JSON ('-': stdout)\n"
 		"  --estimate-rate R    share of the keys whose verdicts an exact shadow checks,\n"
 		"                       for the live FPR/FNR estimate (docs/estimate.md): 1/N\n"

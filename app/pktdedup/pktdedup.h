@@ -303,6 +303,9 @@ extern int pd_logtype;
 /* The signal that asked to stop, 0 while running (set by the handler: a lock-free
  * atomic store is async-signal-safe). */
 extern _Atomic int pd_force_quit;
+/* SIGUSR1 asks for the counter line now (pd_stats_tick prints it), as tcpdump and dd
+ * answer it, instead of being killed by it. */
+extern _Atomic int pd_stats_asked;
 /* The signals that stop a run in order (app.c): SIGINT, SIGTERM, and SIGHUP (a terminal
  * that closes, an ssh session that drops), each with the summary, the outputs and the
  * snapshot written. */

@@ -64,15 +64,17 @@ void pd_stats_line(FILE *out, double secs)
 	fflush(out);
 }
 
-/* Called by the main lcore (from its worker loop, or its wait loop). */
+/* Called by the main lcore (from its worker loop, or its wait loop; a replay's reader
+ * after each batch): the periodic line, and one whenever SIGUSR1 asks. */
 void pd_stats_tick(void)
 {
+	const int asked = atomic_exchange_explicit(&pd_stats_asked, 0, memory_order_relaxed);
 	double now;
 
-	if (pd_app.cfg.stats_interval <= 0)
+	if (pd_app.cfg.stats_interval <= 0 && !asked)
 		return;
 	now = pd_now_s();
-	if (now - stats_last >= pd_app.cfg.stats_interval) {
+	if (asked || now - stats_last >= pd_app.cfg.stats_interval) {
 		stats_last = now;
 		pd_stats_line(stderr, now - stats_t0);
 	}

@@ -688,7 +688,9 @@ int pd_worker_main(void *arg)
 	 * filter near the core (32 KiB) keeping it back gained nothing (median ratio
 	 * 1.005 in 6 alternating rounds) and would only add a burst of latency */
 	const int pipelined = w->far = pd_filter_is_far(w->filter);
-	const int ticks = w->lcore == rte_get_main_lcore() && w->app->cfg.stats_interval > 0;
+	/* the main lcore prints the counter lines: every --stats-interval, and on SIGUSR1 */
+	const int main_lcore = w->lcore == rte_get_main_lcore();
+	const int ticks = main_lcore && w->app->cfg.stats_interval > 0;
 	const unsigned full = w->n_rxq * PD_APP_BURST; /* a round of full bursts */
 	unsigned busy = 0; /* rounds of full bursts since dispatch_flush(FLUSH_ALL) */
 	/* publish every this many busy rounds: with no verdict back nothing waits for
@@ -710,7 +712,8 @@ int pd_worker_main(void *arg)
 		 * every 16th round only: a read takes 9 ns on the development VM, and
 		 * reading it every round cost 2.5% of one worker's packet rate (net_pcap,
 		 * --no-huge, 8 alternating rounds) */
-		if (unlikely(ticks) && (++rounds & 15) == 0 && rte_rdtsc() >= next_tick) {
+		if (unlikely(main_lcore) && (ticks || pd_stats_asked) && (++rounds & 15) == 0 &&
+		    rte_rdtsc() >= next_tick) {
 			next_tick = rte_rdtsc() + rte_get_tsc_hz() / 1000;
 			pd_stats_tick();
 		}
