@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A pcapng whose interfaces differ in link type and snap length (Ethernet, raw IP and
-# IEEE 802.11; 65535, 96, none; two sections, simple packet blocks, either byte order;
-# tests/mixed_links.py writes it and its oracle) is read to its end:
+# IEEE 802.11; 65535, 96, none; two sections, simple packet blocks, either byte order,
+# the 802.11 interface last or first; tests/mixed_links.py writes it and its oracle) is
+# read to its end:
 #  - --pcap-out and --dup-out are the oracle's files byte for byte: a packet seen on
 #    Ethernet and again through the raw-IP interface is a copy; the 802.11 frames pass
 #    without a verdict (bypassed), said; with 2 workers and the default filter too;
@@ -19,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 count() { capinfos -c -M "$1" | awk '/^Number of packets/ { print $NF }'; }
 
-for order in little big; do
+for order in little big radio-first; do
 	d=$tmp/$order
 	mkdir -p "$d"
 	/usr/bin/python3 "$root/tests/mixed_links.py" "$d" "$order"
@@ -33,12 +34,14 @@ for order in little big; do
 		cmp -s "$d/d.pcapng" "$d/dups.pcapng" || fail "$order $run: --dup-out differs"
 		grep -q "6 frames of pcapng interfaces whose link type the keys do not take" \
 			"$d/err" || { cat "$d/err" >&2; fail "$order $run: 802.11 frames not said"; }
+		[ "$order" != radio-first ] || grep -q "its first interface is of link type" \
+			"$d/err" || { cat "$d/err" >&2; fail "radio-first: not said at start"; }
 		[ "$(json "$d/s.json" rx)" -eq 89 ] && [ "$(json "$d/s.json" bypassed)" -eq 6 ] ||
 			fail "$order $run: rx or bypassed"
 	done
 done
-echo "ok: four link types and snap lengths, two sections, both byte orders: the outputs" \
-	"are the oracle's; 6 radio frames bypassed, said"
+echo "ok: four link types and snap lengths, two sections, both byte orders, the 802.11" \
+	"interface first or last: the outputs are the oracle's; 6 radio frames bypassed, said"
 
 d=$tmp/little
 "$bin" --pcap-in "$d/in.pcapng" --filter exact --bpf udp --pcap-out "$d/b.pcapng" --quiet \

@@ -2,7 +2,7 @@
 must make of it (tests/e2e_links.sh). Standard library only; nothing shared with
 pktdedup.
 
-    mixed_links.py DIR [big]
+    mixed_links.py DIR [big|radio-first]
 
 writes DIR/in.pcapng and, as the oracle, DIR/kept.pcapng and DIR/dups.pcapng: the
 input without the packet blocks --key packet drops, and with only those (a packet
@@ -11,7 +11,8 @@ key pass), every other block as it was. Also DIR/eth.pcapng: the Ethernet interf
 packets alone (snap lengths 65535 and 0), and DIR/eth-kept.txt, the numbers of its
 packets kept, for a pcap output whose header must grow to the longest frame.
 
-Little-endian, or big-endian with "big" (libpcap reads one byte order a file):
+Little-endian, or big-endian with "big" (libpcap reads one byte order a file);
+"radio-first": little-endian with the 802.11 interface first, as if0.
 Section 1:
   if0 Ethernet, snap 65535; if1 raw IP (LINKTYPE_RAW 101), snap 96;
   if2 Ethernet, snap 0 (no limit: frames of 70,000 bytes); if3 IEEE 802.11 (105).
@@ -25,6 +26,8 @@ import sys
 
 out_dir = sys.argv[1]
 E = ">" if sys.argv[2:] == ["big"] else "<"
+# the interfaces' numbers in section 1; "radio-first" puts the 802.11 one first
+ETH, RAW, ETH0, RADIO = (1, 2, 3, 0) if sys.argv[2:] == ["radio-first"] else (0, 1, 2, 3)
 
 
 def block(t, body, e=E):
@@ -86,37 +89,40 @@ def packet(blk, key, eth_iface=None):
         eth_only.append(blk[:8] + struct.pack(E + "I", eth_iface) + blk[12:])
 
 
-head = shb(E) + idb(1, 65535) + idb(101, 96) + idb(1, 0) + idb(105, 65535)
+ifs = {ETH: idb(1, 65535), RAW: idb(101, 96), ETH0: idb(1, 0), RADIO: idb(105, 65535)}
+head = shb(E) + b"".join(ifs[i] for i in range(4))
 eth_head = shb(E) + idb(1, 65535) + idb(1, 0)
 for i in range(40):
     p = ip4(i, 60 + i)  # 60..99 bytes
     ts += 10
-    packet(epb(0, eth(p, i), ts), p, eth_iface=0)
+    packet(epb(ETH, eth(p, i), ts), p, eth_iface=0)
     if i % 3 == 0:  # the same packet through the tunnel interface: a copy
         ts += 10
-        packet(epb(1, p, ts), p)
+        packet(epb(RAW, p, ts), p)
     if i % 5 == 0:  # and again on the first interface: a copy
         ts += 10
-        packet(epb(0, eth(p, i + 100), ts), p, eth_iface=0)
+        packet(epb(ETH, eth(p, i + 100), ts), p, eth_iface=0)
     if i % 7 == 0:  # a radio frame: no key, passes
         ts += 10
-        packet(epb(3, bytes([0x08, 0x02]) + bytes((i + j) & 255 for j in range(40)), ts), None)
+        radio = bytes([0x08, 0x02]) + bytes((i + j) & 255 for j in range(40))
+        packet(epb(RADIO, radio, ts), None)
 # raw IP longer than if1's snap length, cut there: its one copy (unique)
 big = ip4(500, 300)
 ts += 10
-packet(epb(1, big[:96], ts, wire=len(big)), ("cut", big))
+packet(epb(RAW, big[:96], ts, wire=len(big)), ("cut", big))
 # 70,000-byte frames on if2 (no snap limit), over if0's 65535: an IP packet of 65,000
 # bytes and a trailer (ignored by the key); the second a copy
 jumbo = ip4(600, 65000)
 for k in range(2):
     ts += 10
-    packet(epb(2, eth(jumbo, 600 + k) + bytes(70000 - 14 - 65000), ts), jumbo, eth_iface=1)
+    packet(epb(ETH0, eth(jumbo, 600 + k) + bytes(70000 - 14 - 65000), ts), jumbo,
+           eth_iface=1)
 # a fresh small one on if2 and its copy on if1
 p = ip4(700, 80)
 ts += 10
-packet(epb(2, eth(p, 7), ts), p, eth_iface=1)
+packet(epb(ETH0, eth(p, 7), ts), p, eth_iface=1)
 ts += 10
-packet(epb(1, p, ts), p)
+packet(epb(RAW, p, ts), p)
 
 # section 2: simple packet blocks on a raw-IP interface of snap 64
 sec2 = shb(E) + idb(101, 64)

@@ -105,6 +105,7 @@ static struct {
 	double t0, shown;      /* when the reading started, when progress was last shown */
 	/* the key options for each link type (pcapng: a frame's is its interface's) */
 	struct pd_key_config key[PD_LINK_RAW + 1];
+	int first_link;        /* the first interface's enum pd_key_link; -1: not keyable */
 	uint64_t other_link;   /* frames of a link type the keys do not take: bypassed */
 	int other_dlt;         /* the first such link type */
 	int other_several;     /* and others */
@@ -131,12 +132,17 @@ int pd_replay_open(void)
 		       c->pcap_in);
 	if (rio_in_open(c->pcap_in, &R.info) != 0)
 		return -1;
-	if (cli_link_from_dlt(R.info.linktype, &pd_app.cfg.key.link) != 0) {
+	R.first_link = cli_link_from_dlt(R.info.linktype, &pd_app.cfg.key.link) == 0 ?
+		(int)pd_app.cfg.key.link : -1;
+	if (R.first_link < 0 && !R.info.pcapng) { /* nothing in it could be keyed */
 		PD_LOG(ERR, "--pcap-in %s: link type %s; the keys take "
-			CLI_LINK_TYPES "\n", c->pcap_in,
-			pcap_datalink_val_to_name(R.info.linktype));
+			CLI_LINK_TYPES "\n", c->pcap_in, cli_dlt_name(R.info.linktype));
 		return -1;
 	}
+	if (R.first_link < 0 && !c->quiet) /* pcapng: its other interfaces may be keyed */
+		PD_LOG(WARNING, "--pcap-in %s: its first interface is of link type %s, which"
+		       " the keys do not take: its frames pass without a verdict; the keys"
+		       " take " CLI_LINK_TYPES "\n", c->pcap_in, cli_dlt_name(R.info.linktype));
 	for (unsigned l = 0; l < sizeof(R.key) / sizeof(R.key[0]); l++) {
 		R.key[l] = pd_app.cfg.key;
 		R.key[l].link = (enum pd_key_link)l;
@@ -227,16 +233,17 @@ static void progress_show(int last)
  * link type the keys do not take (counted, and said in the summary); else to be keyed. */
 static uint8_t frame_class(struct frame *f, const struct pd_app_config *c)
 {
-	enum pd_key_link link = PD_LINK_ETHERNET;
+	enum pd_key_link link;
 
-	if (unlikely(f->rf.dlt != R.info.linktype) &&
-	    cli_link_from_dlt(f->rf.dlt, &link) != 0) {
+	if (likely(f->rf.dlt == R.info.linktype) && R.first_link >= 0) {
+		link = (enum pd_key_link)R.first_link;
+	} else if (cli_link_from_dlt(f->rf.dlt, &link) != 0) {
 		if (R.other_link++ == 0)
 			R.other_dlt = f->rf.dlt;
 		R.other_several |= f->rf.dlt != R.other_dlt;
 		return PD_CLASS_BYPASS;
 	}
-	f->link = (uint8_t)(f->rf.dlt == R.info.linktype ? pd_app.cfg.key.link : link);
+	f->link = (uint8_t)link;
 	return c->bpf != NULL && !rio_in_bpf_match(&f->rf) ? PD_CLASS_BYPASS : PD_CLASS_KEYLESS;
 }
 
