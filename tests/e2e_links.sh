@@ -24,7 +24,7 @@ for order in little big radio-first; do
 	d=$tmp/$order
 	mkdir -p "$d"
 	/usr/bin/python3 "$root/tests/mixed_links.py" "$d" "$order"
-	for run in "--filter exact" "--workers 2"; do
+	for run in "--filter exact" "--workers 2 --quiet"; do # warnings even with --quiet
 		rc=0
 		# shellcheck disable=SC2086 # $run: options
 		"$bin" --pcap-in "$d/in.pcapng" $run --pcap-out "$d/out.pcapng" \

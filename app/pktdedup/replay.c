@@ -139,7 +139,7 @@ int pd_replay_open(void)
 			CLI_LINK_TYPES "\n", c->pcap_in, cli_dlt_name(R.info.linktype));
 		return -1;
 	}
-	if (R.first_link < 0 && !c->quiet) /* pcapng: its other interfaces may be keyed */
+	if (R.first_link < 0) /* pcapng: its other interfaces may be keyed */
 		PD_LOG(WARNING, "--pcap-in %s: its first interface is of link type %s, which"
 		       " the keys do not take: its frames pass without a verdict; the keys"
 		       " take " CLI_LINK_TYPES "\n", c->pcap_in, cli_dlt_name(R.info.linktype));
