@@ -96,7 +96,7 @@ void pd_app_usage(FILE *out)
 		"pcap replay (docs/app.md):\n"
 		"  --pcap-in FILE       input capture, pcap or pcapng, gzip'd or not ('-':\n"
 		"                       standard input); Ethernet, Linux cooked (SLL, SLL2)\n"
-		"                       or raw IP\n"
+		"                       or raw IP, a link type per pcapng interface\n"
 		"  --pcap-out FILE      the kept frames in input order, with their timestamps\n"
 		"                       and lengths ('-': standard output, the summary then on\n"
 		"                       stderr); pcapng keeps its interfaces, options and\n"
