@@ -4,7 +4,8 @@
  * formats (replay_in_pcap.c, replay_in_pcapng.c) and gzip (replay_in_gzip.c). That is
  * libpcap's pcap and pcapng parsing, inflated when gzip'd, together with the pcapng block
  * follower that keeps every non-packet block and each packet block's fields for the
- * output. The input is written to a file and read as a replay reads it: every record,
+ * output, and rewrites interface and simple packet blocks in the bytes libpcap reads
+ * (interfaces of several link types and snap lengths). The input is written to a file and read as a replay reads it: every record,
  * with the blocks before it and its options, is touched byte by byte (ASan reports any
  * byte out of bounds), then the blocks after the last record. A damaged input must end
  * in -1 with a reason, never a crash, a hang or a leak. The reader is compiled without
