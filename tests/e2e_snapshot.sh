@@ -147,3 +147,26 @@ wait "$slow" 2>/dev/null || true
 keys=$(grep -o 'loaded: 1 worker, [0-9]* keys' "$tmp/slow2.err" | grep -o '[0-9]* keys' | cut -d' ' -f1)
 [ "${keys:-0}" -gt 0 ] || { cat "$tmp/slow2.err" >&2; echo "FAIL: slow pipe: the snapshot holds no keys" >&2; exit 1; }
 echo "ok: a frame every 50 ms on a pipe, killed at 4 s: a periodic snapshot of $keys keys loads"
+
+# 7. periodic writes that fail (a file size limit, SIGXFSZ ignored) every 100 ms: said
+#    once, not at each try; when the limit goes (prlimit) the next write says how many
+#    failed before it, the JSON counts both, and the run ends with status 0
+rc=0
+(trap '' XFSZ; ulimit -S -f 100; exec "$bin" --no-huge -m 256 --no-pci --no-telemetry \
+	--no-shconf --file-prefix "snapf$$" -l 0 --vdev net_null0 -- --ports 0 --memory 4M \
+	--snapshot "$tmp/f.snap" --snapshot-interval 100ms --stats-json "$tmp/f.json") \
+	>/dev/null 2>"$tmp/f.err" &
+fpid=$!
+await_line "$tmp/f.err" "snapshot: .*File too large" "$fpid" && sleep 1 &&
+	prlimit --pid "$fpid" --fsize=unlimited: && sleep 0.5 || rc=9
+stop_run "$fpid" || rc=$?
+rm -rf "/var/run/dpdk/snapf$$"
+read -r written failed <<<"$(/usr/bin/python3 -c 'import json,sys
+s = json.load(open(sys.argv[1]))["snapshot"]
+print(s["periodic_written"], s["periodic_failed"])' "$tmp/f.json")"
+[ "$rc" -eq 0 ] && [ "$(grep -c "snapshot: .*File too large" "$tmp/f.err")" -eq 1 ] &&
+	[ "$failed" -ge 2 ] &&
+	grep -q "written again, after $failed failed writes" "$tmp/f.err" && [ "$written" -ge 1 ] ||
+	{ cat "$tmp/f.err" >&2; echo "FAIL: failing periodic writes ($rc, $written, $failed)" >&2; exit 1; }
+echo "ok: $failed periodic writes failed (File too large): said once; the next one written" \
+	"says so; status 0"

@@ -377,6 +377,24 @@ static int copy_while_idle(struct pd_worker *w)
 	return 1;
 }
 
+/* Periodic writes failed in a row, and the last one's reason: a failure is said when its
+ * reason is new (a full disk every 10 ms said once, not 100 times a second), and a
+ * success after failures says how many there were. */
+static uint64_t failed_since;
+static char last_failure[sizeof(((struct pd_error *)0)->msg)];
+
+static int periodic_failed(const char *why)
+{
+	if (strcmp(why, last_failure) != 0) {
+		PD_LOG(ERR, "snapshot: %s%s\n", why, failed_since != 0 ? "" :
+		       " (said again only when the reason changes; --stats-json counts the"
+		       " failed writes)");
+		snprintf(last_failure, sizeof(last_failure), "%s", why);
+	}
+	failed_since++;
+	return -1;
+}
+
 /* One periodic snapshot: every worker copies (or, while they are idle, this thread
  * copies for them), then the file is written. */
 static int periodic(void)
@@ -407,9 +425,9 @@ static int periodic(void)
 				break;
 			if (grow(s, s->need) != 0) {
 				atomic_store_explicit(&s->state, PD_SNAP_IDLE, memory_order_relaxed);
-				PD_LOG(ERR, "snapshot: cannot allocate %" PRIu64
-					" bytes for worker %u's copy\n", s->need, i);
-				return -1;
+				snprintf(err.msg, sizeof(err.msg), "cannot allocate %" PRIu64
+					 " bytes for worker %u's copy", s->need, i);
+				return periodic_failed(err.msg);
 			}
 		}
 		img[i] = s->buf;
@@ -419,10 +437,13 @@ static int periodic(void)
 		atomic_store_explicit(&s->state, PD_SNAP_IDLE, memory_order_relaxed);
 	}
 	if (pd_snapshot_write(snap_file, tag, img, len, pd_app.w[0]->est != NULL ? 2 * n : n,
-			      &err) != 0) {
-		PD_LOG(ERR, "snapshot: %s\n", err.msg);
-		return -1;
-	}
+			      &err) != 0)
+		return periodic_failed(err.msg);
+	if (failed_since != 0)
+		PD_LOG(NOTICE, "snapshot %s written again, after %" PRIu64 " failed write%s\n",
+		       snap_file, failed_since, failed_since == 1 ? "" : "s");
+	failed_since = 0;
+	last_failure[0] = '\0';
 	last_write_s = pd_now_s() - t0;
 	return 0;
 }
