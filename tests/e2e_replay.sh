@@ -183,9 +183,9 @@ wait "$pid" || rc=$?
 echo "ok: SIGUSR1 while reading a pipe: the counter line (rx 1000), the run goes on to its" \
 	"end, status 0"
 
-# Linux cooked (SLL, SLL2) and raw-IP captures (pcap/dups.pcap rewritten by scapy): the
-# same frames kept as from the Ethernet original, and the output keeps the input's link
-# type (--action mark on them: below).
+# Linux cooked (SLL, SLL2), raw-IP and BSD loopback captures (pcap/dups.pcap rewritten by
+# scapy): the same frames kept as from the Ethernet original, and the output keeps the
+# input's link type (--action mark on them: below).
 /usr/bin/python3 "$root/tests/link_types.py" "$in" "$tmp" strip-tags
 "$bin" --pcap-in "$in" --pcap-out "$tmp/eth-out.pcap" --filter exact --key packet \
 	--stats-json "$tmp/eth.json" >/dev/null 2>&1 || fail "Ethernet replay"
@@ -248,14 +248,14 @@ got="$(json "$tmp/raw.json" rx) $(json "$tmp/raw.json" duplicate) $(json "$tmp/r
 mark=(--action mark --mark-dscp 46 --filter exact --key packet)
 "$bin" --pcap-in "$in" --pcap-out "$tmp/eth-m.pcap" "${mark[@]}" \
 	--stats-json "$tmp/eth-m.json" >/dev/null 2>&1 || fail "Ethernet mark"
-for l in sll sll2 raw; do
+for l in sll sll2 raw null loop; do
 	"$bin" --pcap-in "$tmp/$l.pcap" --pcap-out "$tmp/$l-m.pcap" "${mark[@]}" \
 		--stats-json "$tmp/$l-m.json" >/dev/null 2>"$tmp/$l-m.err" ||
 		{ cat "$tmp/$l-m.err" >&2; fail "--action mark on $l"; }
 done
 [ "$(json "$tmp/sll-m.json" marked)" -eq "$(json "$tmp/eth-m.json" marked)" ] &&
 	[ "$(json "$tmp/eth-m.json" marked)" -gt 100 ] || fail "SLL: marked count"
-/usr/bin/python3 - "$tmp" <<'PY' || fail "--action mark on SLL, SLL2 and raw IP"
+/usr/bin/python3 - "$tmp" <<'PY' || fail "--action mark on SLL, SLL2, raw IP and BSD loopback"
 import json, struct, sys
 from scapy.all import RawPcapReader
 d = sys.argv[1]
@@ -282,9 +282,16 @@ for a, b in zip(raw_in, raw_out):
     else:
         assert ((b[0] & 15) << 2 | b[1] >> 6) == 46 and a[2:] == b[2:]
 assert changed == t["marked"], (changed, t)
+# BSD loopback (NULL, LOOP): raw IP's frames and marks behind their own 4-byte header, in
+# their own link type (pcap header: 0, 108)
+for name, lt in (("null", 0), ("loop", 108)):
+    got, orig = rec(name + "-m.pcap"), rec(name + ".pcap")
+    assert [g[4:] for g in got] == raw_out and [g[:4] for g in got] == [o[:4] for o in orig]
+    assert struct.unpack("<I", open("%s/%s-m.pcap" % (d, name), "rb").read()[20:24])[0] == lt
 PY
 echo "ok: SLL and SLL2 replays keep (and mark) the Ethernet replay's frames, in their link type;" \
-	"raw IP keys its $(wc -l <"$tmp/raw.idx") IP frames and marks exactly its copies"
+	"raw IP keys its $(wc -l <"$tmp/raw.idx") IP frames and marks exactly its copies; BSD" \
+	"loopback (NULL, LOOP) does what raw IP does, behind its header"
 
 # 6. a worker thread the system refuses: as a user id no account and no other process has
 #    (ulimit -u counts a user's processes, and app_options, which may run beside this test,

@@ -90,8 +90,9 @@ expect_rc 2 "$bin" -x "$root/pcap/keys.pcap"
 grep -q "unknown option -x" "$tmp/err"
 expect_rc 2 "$bin" "$root/pcap/keys.pcap" --key
 grep -q "option --key needs a value" "$tmp/err"
-# Linux cooked (SLL, SLL2) and raw-IP copies of keys.pcap written by scapy: the same keys
-# as the Ethernet frames they came from, in every mode (raw IP: the untagged IP frames).
+# Linux cooked (SLL, SLL2), raw-IP and BSD loopback (NULL, LOOP) copies of keys.pcap
+# written by scapy: the same keys as the Ethernet frames they came from, in every mode
+# (raw IP and loopback: the untagged IP frames).
 /usr/bin/python3 "$root/tests/link_types.py" "$root/pcap/keys.pcap" "$tmp"
 for opts in "--key flow" "--key packet" "--key srcip" "--key click" \
 	"--key flow --vlan-mode separate" "--key packet --compare-from l4" \
@@ -107,7 +108,13 @@ for opts in "--key flow" "--key packet" "--key srcip" "--key click" \
 	"$bin" $opts "$tmp/raw.pcap" | cut -d' ' -f2- >"$tmp/raw.keys"
 	awk 'NR == FNR { want[$1 + 1] = 1; next } FNR in want' "$tmp/raw.idx" "$tmp/eth.keys" |
 		cmp -s - "$tmp/raw.keys" || { echo "FAIL: raw keys differ ($opts)"; exit 1; }
+	for l in null loop; do
+		# shellcheck disable=SC2086
+		"$bin" $opts "$tmp/$l.pcap" | cut -d' ' -f2- | cmp -s - "$tmp/raw.keys" ||
+			{ echo "FAIL: $l keys differ ($opts)"; exit 1; }
+	done
 done
-echo "ok: SLL, SLL2 and raw IP give the Ethernet frames' keys ($(wc -l <"$tmp/raw.idx") raw)"
+echo "ok: SLL, SLL2, raw IP and BSD loopback give the Ethernet frames' keys" \
+	"($(wc -l <"$tmp/raw.idx") raw)"
 "$bin" --version | grep -qx "pktdedup-keys [0-9]*\.[0-9]*\.[0-9]*"
 echo "errors and summary ok"

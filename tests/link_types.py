@@ -1,13 +1,17 @@
 #!/usr/bin/python3
-"""Write one capture's frames again as Linux cooked (SLL, SLL2) and raw-IP captures, with
-scapy's headers and pcap writer: the same IP packets behind another link header.
+"""Write one capture's frames again as Linux cooked (SLL, SLL2), raw-IP and BSD loopback
+captures, with scapy's headers and pcap writer: the same IP packets behind another link
+header.
 
     link_types.py IN.pcap OUTDIR [strip-tags]
 
 writes OUTDIR/sll.pcap and sll2.pcap (every frame; one shorter than an Ethernet header
 becomes as short a cooked header, truncated in both), raw.pcap (the untagged IPv4/IPv6
 frames whose IP version agrees with their ethertype; with strip-tags, tagged frames too,
-without their tags) and raw.idx: the index in IN of each frame of raw.pcap, one a line.
+without their tags) and raw.idx: the index in IN of each frame of raw.pcap, one a line;
+null.pcap and loop.pcap: raw.pcap's packets behind BSD loopback's 4-byte address family
+(LINKTYPE_NULL: scapy's Loopback layer, little-endian as written on this machine, with
+macOS's AF_INET6 30; LINKTYPE_LOOP: network order, with OpenBSD's 24).
 """
 import logging
 import os
@@ -15,12 +19,12 @@ import sys
 
 logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
 from scapy.all import PcapWriter, RawPcapReader  # noqa: E402
-from scapy.layers.l2 import CookedLinux, CookedLinuxV2  # noqa: E402
+from scapy.layers.l2 import CookedLinux, CookedLinuxV2, Loopback  # noqa: E402
 
 src, out = sys.argv[1], sys.argv[2]
 strip = len(sys.argv) > 3 and sys.argv[3] == "strip-tags"
 w = {name: PcapWriter(os.path.join(out, name + ".pcap"), linktype=lt, nano=True, sync=True)
-     for name, lt in (("sll", 113), ("sll2", 276), ("raw", 101))}
+     for name, lt in (("sll", 113), ("sll2", 276), ("raw", 101), ("null", 0), ("loop", 108))}
 for x in w.values():
     x.write_header(None)  # the file header (with the linktype given above)
 idx = []
@@ -43,6 +47,11 @@ for i, (b, meta) in enumerate(RawPcapReader(src)):
         continue
     if len(b) > l3 and (et, b[l3] >> 4) in ((0x0800, 4), (0x86DD, 6)):
         w["raw"].write_packet(b[l3:], sec=sec, usec=frac)
+        v6 = b[l3] >> 4 == 6
+        w["null"].write_packet(bytes(Loopback(type=30 if v6 else 2)) + b[l3:], sec=sec,
+                               usec=frac)
+        w["loop"].write_packet((24 if v6 else 2).to_bytes(4, "big") + b[l3:], sec=sec,
+                               usec=frac)
         idx.append(i)
 for x in w.values():
     x.close()

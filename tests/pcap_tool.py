@@ -230,16 +230,17 @@ def main():
         with open(sys.argv[3], "wb") as fh:
             fh.write(ng_swap(open(sys.argv[2], "rb").read()))
     elif cmd in ("corpus", "corpus-decap"):
-        # (name suffix, link byte, the frame's bytes from): Ethernet and raw IP, or
-        # Ethernet with every tunnel opened
-        links = [("", 0, 0), ("-raw", 3, 14)] if cmd == "corpus" else [("-decap", 4, 0)]
+        # (name suffix, link byte, a header, the frame's bytes from): Ethernet, raw IP
+        # and BSD loopback (AF_INET), or Ethernet with every tunnel opened
+        links = ([("", 0, b"", 0), ("-raw", 3, b"", 14), ("-null", 0x83, b"\2\0\0\0", 14)]
+                 if cmd == "corpus" else [("-decap", 4, b"", 0)])
         out, nsel, n = sys.argv[2], int(sys.argv[3]), 0
         for path in sys.argv[4:]:
             for f in frames(path):
                 for sel in range(nsel):
-                    for suffix, link, start in links:
+                    for suffix, link, head, start in links:
                         with open("%s/%05d-%d%s" % (out, n, sel, suffix), "wb") as fh:
-                            fh.write(bytes([sel, link]) + f[start:])
+                            fh.write(bytes([sel, link]) + head + f[start:])
                 n += 1
     elif cmd == "split":
         # IN's records dealt in turn to N pcap files OUT.0.pcap .. OUT.N-1.pcap

@@ -9,7 +9,7 @@
 
 #include <pktdedup/pd_key.h>
 
-#define CLI_LINK_TYPES "Ethernet, Linux cooked (SLL, SLL2) or raw IP"
+#define CLI_LINK_TYPES "Ethernet, Linux cooked (SLL, SLL2), raw IP or BSD loopback (NULL, LOOP)"
 
 /* 0 and *link set for a link type the parser takes, else -1. */
 static inline int cli_link_from_dlt(int dlt, enum pd_key_link *link)
@@ -21,6 +21,8 @@ static inline int cli_link_from_dlt(int dlt, enum pd_key_link *link)
 	case DLT_RAW:
 	case DLT_IPV4:
 	case DLT_IPV6: *link = PD_LINK_RAW; return 0;
+	case DLT_NULL:
+	case DLT_LOOP: *link = PD_LINK_NULL; return 0;
 	default: return -1;
 	}
 }

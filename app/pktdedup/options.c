@@ -95,8 +95,9 @@ void pd_app_usage(FILE *out)
 	fprintf(out,
 		"pcap replay (docs/app.md):\n"
 		"  --pcap-in FILE       input capture, pcap or pcapng, gzip'd or not ('-':\n"
-		"                       standard input); Ethernet, Linux cooked (SLL, SLL2)\n"
-		"                       or raw IP, a link type per pcapng interface\n"
+		"                       standard input); Ethernet, Linux cooked (SLL, SLL2),\n"
+		"                       raw IP or BSD loopback, a link type per pcapng\n"
+		"                       interface\n"
 		"  --pcap-out FILE      the kept frames in input order, with their timestamps\n"
 		"                       and lengths ('-': standard output, the summary then on\n"
 		"                       stderr); pcapng keeps its interfaces, options and\n"

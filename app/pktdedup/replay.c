@@ -104,7 +104,7 @@ static struct {
 	int stream;            /* the input is no regular file: its reads may wait */
 	double t0, shown;      /* when the reading started, when progress was last shown */
 	/* the key options for each link type (pcapng: a frame's is its interface's) */
-	struct pd_key_config key[PD_LINK_RAW + 1];
+	struct pd_key_config key[PD_LINK_COUNT];
 	int first_link;        /* the first interface's enum pd_key_link; -1: not keyable */
 	uint64_t other_link;   /* frames of a link type the keys do not take: bypassed */
 	int other_dlt;         /* the first such link type */

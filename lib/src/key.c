@@ -83,11 +83,12 @@ static enum pd_key_reason parse_l2(struct frame *f, enum pd_key_link link)
 	f->link = link;
 	switch (link) {
 	case PD_LINK_RAW:
-		f->l2hdr = f->l3 = 0;
-		if (f->len < 1)
+	case PD_LINK_NULL: /* its address family's values differ between systems: unused */
+		f->l2hdr = f->l3 = link == PD_LINK_NULL ? 4 : 0;
+		if (f->len < f->l3 + 1)
 			return PD_KEY_TRUNCATED;
-		f->ethertype = f->p[0] >> 4 == 4 ? ETHERTYPE_IPV4 :
-			       f->p[0] >> 4 == 6 ? ETHERTYPE_IPV6 : 0;
+		f->ethertype = f->p[f->l3] >> 4 == 4 ? ETHERTYPE_IPV4 :
+			       f->p[f->l3] >> 4 == 6 ? ETHERTYPE_IPV6 : 0;
 		return PD_KEY_OK;
 	case PD_LINK_SLL:
 		off = 16, et_at = 14;

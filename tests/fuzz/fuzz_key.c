@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer harness for the packet parser (pd_key_extract). The first input byte picks
- * the key options, the second the link type (its low 2 bits) and the tunnels opened (bit
- * 2: all but those of bits 3-7), the rest is the frame. libFuzzer hands over a heap buffer of exactly
+ * the key options, the second the link type (its low 2 bits; raw IP with bit 7 is BSD
+ * loopback) and the tunnels opened (bit 2: all but those of bits 3-7), the rest is the
+ * frame. libFuzzer hands over a heap buffer of exactly
  * the input's size and the key buffer is exactly PD_KEY_BUF_LEN(len) bytes, so ASan
  * reports any read or write one byte out. Flow and packet keys are also extracted by the
  * general parse alone (pd_key_extract_general), which must give the same reason and key
@@ -48,6 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c.mode == PD_KEY_CLICK && (sel & 0x40))
 		memcpy(c.click_param, "id", 3);
 	c.link = (enum pd_key_link)(data[1] & 3);
+	if (c.link == PD_LINK_RAW && (data[1] & 0x80))
+		c.link = PD_LINK_NULL;
 	if (data[1] & 4)
 		c.decap = PD_DECAP_ALL & ~(uint32_t)(data[1] >> 3);
 	len = size - 2;

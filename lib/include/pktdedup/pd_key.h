@@ -40,7 +40,8 @@
  * Ports in `flow`: TCP, UDP and SCTP source and destination port; ICMP and ICMPv6
  * type << 8 | code and, for echo request/reply, the identifier; other protocols 0.
  *
- * Parsing: Ethernet II, Linux cooked capture (SLL, SLL2) or raw IP (enum pd_key_link);
+ * Parsing: Ethernet II, Linux cooked capture (SLL, SLL2), raw IP or BSD loopback (enum
+ * pd_key_link);
  * up to PD_KEY_MAX_TAGS VLAN tags (TPID 0x8100, 0x88a8, 0x9100);
  * IPv4 with options and fragments; IPv6 with hop-by-hop, routing, fragment,
  * destination-options and AH extension headers (at most PD_KEY_MAX_EXT); TCP, UDP,
@@ -136,6 +137,9 @@ enum pd_key_link {
 	PD_LINK_SLL,          /**< Linux cooked capture v1: 16-byte header, protocol at 14 */
 	PD_LINK_SLL2,         /**< Linux cooked capture v2: 20-byte header, protocol at 0 */
 	PD_LINK_RAW,          /**< the IP header first (LINKTYPE_RAW, IPV4, IPV6) */
+	PD_LINK_NULL,         /**< BSD loopback (LINKTYPE_NULL, LOOP: macOS lo0 and utun):
+			       *   a 4-byte address family, then the IP header */
+	PD_LINK_COUNT         /**< the number of link types */
 };
 
 /** Non-first IPv4/IPv6 fragments in `flow` mode (they carry no L4 header). */
