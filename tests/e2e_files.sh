@@ -186,3 +186,31 @@ rc=0
 [ "$rc" -eq 1 ] && [ "$(cat out.pcap)" = "yesterday's output" ] ||
 	{ cat err.txt >&2; fail "refused snapshot: status $rc, --pcap-out changed"; }
 echo "ok: a run refused before its first frame leaves --pcap-out untouched"
+
+# --stats-json is replaced whole (a temporary file renamed over it): through a symlink the
+# target is written and the link stays, with the file's mode; a write that fails (a file
+# size limit below the JSON's size, SIGXFSZ ignored) leaves the old file as it was and no
+# temporary file; a FIFO is written in place, its reader gets the JSON
+echo '{"old": 1}' >report.json
+chmod 640 report.json
+ln -s report.json report-link.json
+"$bin" --pcap-in cap.pcap --stats-json report-link.json --quiet
+[ -L report-link.json ] && [ "$(stat -c %a report.json)" = 640 ] &&
+	/usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1]))["total"]' report.json ||
+	fail "--stats-json LINK: the link, the mode or the JSON"
+cp report.json report-before.json
+rc=0
+(trap '' XFSZ; ulimit -f 1; exec "$bin" --pcap-in cap.pcap --stats-json report-link.json \
+	--quiet) 2>err.txt || rc=$?
+[ "$rc" -eq 1 ] && grep -q "stats-json report-link.json: writing failed: File too large; the file is as it was" \
+	err.txt && cmp -s report.json report-before.json && [ -z "$(ls report.json.tmp.* 2>/dev/null)" ] ||
+	{ cat err.txt >&2; fail "--stats-json that cannot be written whole: status $rc, or the old file changed"; }
+mkfifo report.fifo
+cat report.fifo >from-fifo.json &
+reader=$!
+"$bin" --pcap-in cap.pcap --stats-json report.fifo --quiet
+wait "$reader"
+/usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1]))["total"]' from-fifo.json ||
+	fail "--stats-json FIFO: the reader got no JSON"
+echo "ok: --stats-json replaced whole: through a link (which stays, mode kept); a failed" \
+	"write leaves the old file; a FIFO written in place"

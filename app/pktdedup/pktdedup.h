@@ -327,6 +327,19 @@ int pd_app_check_distinct(const struct pd_app_config *cfg);
  * at start so that a run of days does not lose its state to a typo: 0, or -1 and a message. */
 int pd_app_check_outputs(const struct pd_app_config *cfg);
 
+/* replace.c: a file written whole or not at all (--stats-json): a regular file is written
+ * beside where @p path leads and renamed over it by pd_replace_close(r, 1); anything else
+ * in place. The stream, or NULL with errno. */
+struct pd_replace {
+	FILE *f;
+	char target[PATH_MAX];    /* where the path leads */
+	char tmp[PATH_MAX + 32];  /* the file written ("": written in place) */
+};
+FILE *pd_replace_open(struct pd_replace *r, const char *path);
+/* Flushed to the disk and renamed over the target when @p whole, else removed, the
+ * target left as it was: 0, or -1 with errno. */
+int pd_replace_close(struct pd_replace *r, int whole);
+
 /* eal_check.c: before EAL starts an inline run (argv[1..argc) are EAL's options): lcores
  * this process cannot run on, no free hugepages or no hugetlbfs, each named with its
  * fix. 0, or the exit status (2: a bad lcore; 1: no hugepages). */

@@ -248,9 +248,10 @@ int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const ch
 	struct pd_counters t;
 	const struct pd_filter_params *fp = pd_filter_params(pd_app.w[0]->filter);
 	const struct pd_app_config *c = &pd_app.cfg;
-	FILE *o = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	struct pd_replace r; /* the old file stays whole until the new one is */
+	FILE *o = strcmp(path, "-") == 0 ? stdout : pd_replace_open(&r, path);
 	struct json j;
-	int rc;
+	int rc, err;
 
 	if (o == NULL) {
 		PD_LOG(ERR, "--stats-json %s: %s\n", path, strerror(errno));
@@ -335,11 +336,14 @@ int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const ch
 	json_close(&j);
 	json_close(&j);
 	rc = json_end(&j);
-	if (o != stdout && fclose(o) != 0 && rc == 0)
-		rc = -1; /* errno: fclose's */
+	err = errno;
+	if (o != stdout && pd_replace_close(&r, rc == 0) != 0 && rc == 0) {
+		rc = -1;
+		err = errno;
+	}
 	if (rc != 0)
-		PD_LOG(ERR, "--stats-json %s: writing failed: %s\n", path,
-			strerror(errno));
+		PD_LOG(ERR, "--stats-json %s: writing failed: %s%s\n", path, strerror(err),
+		       o != stdout && r.tmp[0] != '\0' ? "; the file is as it was" : "");
 	return rc;
 }
 
