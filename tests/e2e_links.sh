@@ -43,6 +43,19 @@ done
 echo "ok: four link types and snap lengths, two sections, both byte orders, the 802.11" \
 	"interface first or last: the outputs are the oracle's; 6 radio frames bypassed, said"
 
+# pktdedup-keys reads them with the same reader: its counts are the oracle's, gzip'd too
+keys_bin=$(dirname "$bin")/../keys/pktdedup-keys
+for order in little big radio-first; do
+	d=$tmp/$order
+	gzip -c "$d/in.pcapng" >"$d/in.pcapng.gz"
+	for f in in.pcapng in.pcapng.gz; do
+		"$keys_bin" --summary "$d/$f" | grep -v "^keys " | cmp -s - "$d/keys-summary.txt" ||
+			{ "$keys_bin" --summary "$d/$f" >&2; fail "pktdedup-keys $order $f"; }
+	done
+done
+echo "ok: pktdedup-keys on the three files, plain and gzip'd: frames, distinct keys and" \
+	"link-type frames as the oracle counts them"
+
 # through a pipe that pauses inside every interface and simple packet block's patched
 # fields (so that the reads split them): patched byte by byte all the same
 d=$tmp/big

@@ -73,9 +73,15 @@ expect_rc 1 "$bin" "$tmp/missing.pcap"
 grep -qx "pktdedup-keys: $tmp/missing.pcap: No such file or directory" "$tmp/err"
 : >"$tmp/empty.pcap" # every open error names the file, once
 expect_rc 1 "$bin" "$tmp/empty.pcap"
-grep -q "^pktdedup-keys: $tmp/empty.pcap: truncated dump file" "$tmp/err"
+grep -qx "pktdedup-keys: $tmp/empty.pcap: shorter than a pcap file header" "$tmp/err"
 printf 'not a pcap file at all' >"$tmp/junk.pcap"
 expect_rc 1 "$bin" "$tmp/junk.pcap"
+# standard input, gzip'd or not, gives the file's keys; a terminal there is refused
+"$bin" --key flow "$root/pcap/keys.pcap" >"$tmp/a"
+"$bin" --key flow - <"$root/pcap/keys.pcap" | cmp -s - "$tmp/a"
+gzip -c "$root/pcap/keys.pcap" | "$bin" --key flow - | cmp -s - "$tmp/a"
+script -qec "$bin --key flow -" /dev/null >"$tmp/tty" 2>&1 && rc=0 || rc=$?
+[ "$rc" -eq 2 ] && grep -q "standard input is a terminal" "$tmp/tty"
 # cut mid-record: the frames before the damage are listed, then an error
 size=$(stat -c %s "$root/pcap/mirror.pcap")
 head -c $((size - 10)) "$root/pcap/mirror.pcap" >"$tmp/cut.pcap"

@@ -7,9 +7,11 @@ pktdedup.
 writes DIR/in.pcapng and, as the oracle, DIR/kept.pcapng and DIR/dups.pcapng: the
 input without the packet blocks --key packet drops, and with only those (a packet
 block's IP packet seen before on any interface is a copy; frames with no IP packet to
-key pass), every other block as it was. Also DIR/eth.pcapng: the Ethernet interfaces'
-packets alone (snap lengths 65535 and 0), and DIR/eth-kept.txt, the numbers of its
-packets kept, for a pcap output whose header must grow to the longest frame.
+key pass), every other block as it was; DIR/keys-summary.txt, what pktdedup-keys
+--summary must count (frames, distinct keys, frames of the 802.11 interface). Also
+DIR/eth.pcapng: the Ethernet interfaces' packets alone (snap lengths 65535 and 0), and
+DIR/eth-kept.txt, the numbers of its packets kept, for a pcap output whose header must
+grow to the longest frame.
 
 Little-endian, or big-endian with "big" (libpcap reads one byte order a file);
 "radio-first": little-endian with the 802.11 interface first, as if0.
@@ -151,5 +153,8 @@ write("kept.pcapng", kept)
 write("dups.pcapng", dups)
 with open(os.path.join(out_dir, "eth.pcapng"), "wb") as f:
     f.write(eth_head + b"".join(eth_only))
+radios = sum(1 for k in ipkey if k is None)
+with open(os.path.join(out_dir, "keys-summary.txt"), "w") as f:
+    f.write("frames %d\ndistinct %d\nlink-type %d\n" % (len(ipkey), len(kept) - radios, radios))
 with open(os.path.join(out_dir, "eth-kept.txt"), "w") as f:
     f.write("".join(f"{n}\n" for n in eth_kept))

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pktdedup-keys: print the dedup key that pktdedup extracts from every frame of a pcap,
- * or why there is none, and count them. The library's parser (pd_key.h) with libpcap
- * around it; no DPDK.
+ * pktdedup-keys: print the dedup key that pktdedup extracts from every frame of a
+ * capture, or why there is none, and count them. The library's parser (pd_key.h) with
+ * replay's reader around it (replay_io.h: pcap and pcapng, gzip'd or not, a link type per
+ * pcapng interface); no DPDK.
  *
  *   pktdedup-keys --key packet pcap/mirror.pcap
  *   pktdedup-keys --key click --click-param id --summary pcap/keys.pcap
@@ -10,16 +11,25 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pcap/pcap.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pktdedup/pd_filter.h>
 #include <pktdedup/pd_key.h>
 
 #include "../common/cli.h"
 #include "../common/link.h"
-#include "../common/pcap_msg.h"
+#include "replay_io.h"
+
+/* replay's reader stops a waiting read when it is set; nothing sets it here */
+_Atomic int pd_force_quit;
+
+/* A frame of a link type the parser does not take (a pcapng interface of one): its line
+ * and count say so, after the parser's reasons. */
+#define LINK_TYPE_REASON "link-type"
 
 /* " via" and the tunnels opened, outermost first, then the line's end. */
 static void print_walk(uint16_t walk)
@@ -34,10 +44,12 @@ static void print_walk(uint16_t walk)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: pktdedup-keys [options] FILE.pcap\n"
+		"Usage: pktdedup-keys [options] FILE\n"
 		"\n"
-		"Print the key pktdedup extracts from each frame: one line per frame,\n"
+		"Print the key pktdedup extracts from each frame of a capture (pcap or pcapng,\n"
+		"gzip'd or not; '-': standard input): one line per frame,\n"
 		"  <index> ok <key as hex>     or     <index> <reason>\n"
+		"(reason link-type: a pcapng interface of a link type the keys do not take)\n"
 		"and, with --decap, \" via\" and the tunnels opened, outermost first\n"
 		"(\" via vxlan gre\"), on the lines of frames that had any\n"
 		"\n");
@@ -48,7 +60,7 @@ static void usage(FILE *out)
 		"  --help               this text\n"
 		"  --version            the version\n"
 		"\n"
-		"Exit status: 0 done, 1 the pcap cannot be read, 2 bad options.\n");
+		"Exit status: 0 done, 1 the capture cannot be read, 2 bad options.\n");
 }
 
 int main(int argc, char **argv)
@@ -63,17 +75,17 @@ int main(int argc, char **argv)
 	struct cli_key_given given = {{NULL}};
 	struct pd_key_config cfg;
 	int summary = 0, c;
-	char errbuf[PCAP_ERRBUF_SIZE];
-	struct pcap_pkthdr *h;
-	const u_char *data;
-	uint64_t count[PD_KEY_REASON_COUNT] = {0}, frames = 0, distinct = 0;
+	struct rio_in_info info;
+	struct rio_frame f;
+	const uint8_t *pre;
+	size_t npre;
+	uint64_t count[PD_KEY_REASON_COUNT] = {0}, frames = 0, distinct = 0, other_link = 0;
 	struct pd_filter *exact;
 	struct pd_filter_params fp = {.type = PD_FILTER_EXACT, .seed = 1};
 	struct pd_error err;
 	uint8_t *key = NULL;
 	char *hex = NULL;
 	size_t cap = 0;
-	pcap_t *pc;
 	int rc = 0;
 
 	cli_prog = "pktdedup-keys";
@@ -107,40 +119,53 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	pc = pcap_open_offline(argv[optind], errbuf);
-	if (pc == NULL) {
-		fprintf(stderr, "pktdedup-keys: %s: %s\n", argv[optind],
-			cli_pcap_reason(argv[optind], errbuf));
+	if (strcmp(argv[optind], "-") == 0 && isatty(STDIN_FILENO)) { /* as pktdedup */
+		fprintf(stderr, "pktdedup-keys: -: standard input is a terminal: give a file, or"
+			" '< FILE'\n");
+		return 2;
+	}
+	if (rio_in_open(argv[optind], &info) != 0) {
+		fprintf(stderr, "pktdedup-keys: %s: %s\n", argv[optind], rio_in_error());
+		rio_in_close();
 		return 1;
 	}
-	if (cli_link_from_dlt(pcap_datalink(pc), &cfg.link) != 0) {
+	/* a pcap holds one link type, which must be one the keys take; a pcapng one a
+	 * frame, whose other link types are said on their lines (as replay bypasses them) */
+	if (cli_link_from_dlt(info.linktype, &cfg.link) != 0 && !info.pcapng) {
 		fprintf(stderr, "pktdedup-keys: %s: link type %s; the keys take " CLI_LINK_TYPES
-			"\n", argv[optind], pcap_datalink_val_to_name(pcap_datalink(pc)));
-		pcap_close(pc);
+			"\n", argv[optind], cli_dlt_name(info.linktype));
+		rio_in_close();
 		return 1;
 	}
 	exact = pd_filter_create(&fp, &err);
 	if (exact == NULL) {
 		fprintf(stderr, "pktdedup-keys: %s\n", err.msg);
-		pcap_close(pc);
+		rio_in_close();
 		return 1;
 	}
 	for (;;) {
-		struct pd_key_ip ip;
+		struct pd_key_ip ip = {0};
 		size_t klen;
 		enum pd_key_reason r;
-		int n = pcap_next_ex(pc, &h, &data);
+		int n = rio_in_next(&f, &pre, &npre);
 
-		if (n == PCAP_ERROR_BREAK)
+		if (n == 0)
 			break;
 		if (n != 1) {
 			fprintf(stderr, "pktdedup-keys: %s: after %llu frames: %s\n", argv[optind],
-				(unsigned long long)frames, pcap_geterr(pc));
+				(unsigned long long)frames, rio_in_error());
 			rc = 1;
 			break;
 		}
-		if (PD_KEY_BUF_LEN(h->caplen) > cap) {
-			cap = PD_KEY_BUF_LEN(h->caplen);
+		if (cli_link_from_dlt(f.dlt, &cfg.link) != 0) {
+			other_link++;
+			if (!summary)
+				printf("%llu " LINK_TYPE_REASON "\n", (unsigned long long)frames);
+			frames++;
+			continue;
+		}
+		if (PD_KEY_BUF_LEN(f.caplen) > cap) {
+			cap = PD_KEY_BUF_LEN(f.caplen);
 			free(key);
 			free(hex);
 			key = malloc(cap);
@@ -151,7 +176,7 @@ int main(int argc, char **argv)
 				break;
 			}
 		}
-		r = pd_key_extract_ip(&cfg, data, h->caplen, key, cap, &klen, &ip);
+		r = pd_key_extract_ip(&cfg, f.data, f.caplen, key, cap, &klen, &ip);
 		count[r]++;
 		if (r == PD_KEY_OK) {
 			const void *kp = key;
@@ -192,11 +217,13 @@ int main(int argc, char **argv)
 			if (count[r] != 0)
 				printf("%s %llu\n", pd_key_reason_name((enum pd_key_reason)r),
 				       (unsigned long long)count[r]);
+		if (other_link != 0)
+			printf(LINK_TYPE_REASON " %llu\n", (unsigned long long)other_link);
 	}
 	free(key);
 	free(hex);
 	pd_filter_destroy(exact);
-	pcap_close(pc);
+	rio_in_close();
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "pktdedup-keys: write error: %s\n", strerror(errno));
 		rc = 1;

@@ -130,8 +130,10 @@ int pd_replay_open(void)
 	    S_ISFIFO(st.st_mode) && !c->quiet)
 		PD_LOG(INFO, "--pcap-in %s is a FIFO: the replay starts when a writer opens it\n",
 		       c->pcap_in);
-	if (rio_in_open(c->pcap_in, &R.info) != 0)
+	if (rio_in_open(c->pcap_in, &R.info) != 0) {
+		PD_LOG(ERR, "--pcap-in %s: %s\n", c->pcap_in, rio_in_error());
 		return -1;
+	}
 	R.first_link = cli_link_from_dlt(R.info.linktype, &pd_app.cfg.key.link) == 0 ?
 		(int)pd_app.cfg.key.link : -1;
 	if (R.first_link < 0 && !R.info.pcapng) { /* nothing in it could be keyed */
@@ -148,8 +150,10 @@ int pd_replay_open(void)
 		R.key[l].link = (enum pd_key_link)l;
 	}
 	R.other_link = 0;
-	if (c->bpf != NULL && rio_in_bpf(c->bpf) != 0)
+	if (c->bpf != NULL && rio_in_bpf(c->bpf) != 0) {
+		PD_LOG(ERR, "--bpf '%s': %s\n", c->bpf, rio_in_error());
 		return -2;
+	}
 	R.progress = !c->quiet && isatty(STDERR_FILENO);
 	R.stream = rio_in_size() == 0;
 	return 0;
@@ -629,6 +633,9 @@ void pd_replay_summary(FILE *out)
 			R.in_name, R.other_link,
 			R.other_link == 1 ? "" : "s", cli_dlt_name(R.other_dlt),
 			R.other_several ? " and others" : "");
+	if (rio_in_bpf_note()[0] != '\0')
+		fprintf(out, "pktdedup: warning: --bpf '%s' %s: the frames of that link type"
+			" passed unchecked (bypassed)\n", pd_app.cfg.bpf, rio_in_bpf_note());
 	if (R.damaged && R.frames == 0)
 		fprintf(out, "pktdedup: error: --pcap-in %s: %s before its first frame: no"
 			" frame was read\n", R.in_name, R.why);

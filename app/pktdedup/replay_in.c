@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <pcap/pcap.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,6 @@
 #include <unistd.h>
 
 #include "../common/link.h"
-#include "pktdedup.h"
 #include "replay_in_formats.h"
 #include "replay_in_gzip.h"
 #include "replay_io.h"
@@ -41,6 +41,7 @@ static struct {
 		struct bpf_program prog;
 	} bpf[8];
 	unsigned nbpf;
+	char bpf_note[PCAP_ERRBUF_SIZE + 192]; /* the first link type it did not compile for */
 	char why[PCAP_ERRBUF_SIZE + 96];
 	const struct rio_in_format *fmt;
 	int dlt;             /* the frames' link type, unless the format says (pcapng) */
@@ -144,6 +145,17 @@ static int read_full(int fd, void *buf, size_t n)
 	return 0;
 }
 
+/* The reason of a failure, for rio_in_error(): -1. */
+__attribute__((format(printf, 1, 2))) static int failed(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(I.why, sizeof(I.why), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 int rio_in_open(const char *path, struct rio_in_info *info)
 {
 	static const cookie_io_functions_t io = {.read = in_read, .close = in_close};
@@ -154,36 +166,27 @@ int rio_in_open(const char *path, struct rio_in_info *info)
 
 	memset(&I, 0, sizeof(I)); /* a reader anew (rio_in_close freed what it held) */
 	I.fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	if (I.fd < 0) {
-		PD_LOG(ERR, "--pcap-in %s: %s\n", path, strerror(errno));
-		return -1;
-	}
+	if (I.fd < 0)
+		return failed("%s", strerror(errno));
 	if (fstat(I.fd, &st) == 0 && S_ISREG(st.st_mode))
 		I.size = (uint64_t)st.st_size;
-	if (read_full(I.fd, I.magic, 4) != 0) {
-		PD_LOG(ERR, "--pcap-in %s: %s\n", path,
-			errno ? strerror(errno) : "shorter than a pcap file header");
-		return -1;
-	}
+	if (read_full(I.fd, I.magic, 4) != 0)
+		return failed("%s", errno ? strerror(errno) : "shorter than a pcap file header");
 	I.offset = 4;
 	if (rio_gz_is(I.magic, 4)) { /* inflated on the way: the capture's magic is inside */
 		ssize_t got = 0, n = 0;
 
 		memcpy(I.raw, I.magic, 4);
-		if (rio_gz_start() != 0) {
-			PD_LOG(ERR, "--pcap-in %s: %s\n", path, rio_gz_error());
-			return -1;
-		}
+		if (rio_gz_start() != 0)
+			return failed("%s", rio_gz_error());
 		rio_gz_input(I.raw, 4);
 		I.gz = 1;
 		while (got < 4 && (n = gz_read(I.magic + got, (size_t)(4 - got))) > 0)
 			got += n;
-		if (got < 4) {
-			PD_LOG(ERR, "--pcap-in %s: %s\n", path, n < 0 && I.gz_failed ?
-				rio_gz_error() : n < 0 ? strerror(errno) :
-				"gzip'd, and shorter than a pcap file header inside");
-			return -1;
-		}
+		if (got < 4)
+			return failed("%s", n < 0 && I.gz_failed ? rio_gz_error() :
+				      n < 0 ? strerror(errno) :
+				      "gzip'd, and shorter than a pcap file header inside");
 	}
 	I.magic_left = 4;
 	memcpy(&magic, I.magic, 4);
@@ -192,13 +195,11 @@ int rio_in_open(const char *path, struct rio_in_info *info)
 			I.fmt = formats[i];
 	I.fmt->start(magic, info);
 	s = fopencookie(NULL, "rb", io);
-	if (s == NULL) {
-		PD_LOG(ERR, "--pcap-in %s: %s\n", path, strerror(errno));
-		return -1;
-	}
+	if (s == NULL)
+		return failed("%s", strerror(errno));
 	I.in = pcap_fopen_offline_with_tstamp_precision(s, PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	if (I.in == NULL) {
-		PD_LOG(ERR, "--pcap-in %s: %s\n", path, I.gz_failed ? rio_gz_error() : errbuf);
+		failed("%s", I.gz_failed ? rio_gz_error() : errbuf);
 		fclose(s);
 		return -1;
 	}
@@ -284,6 +285,11 @@ const char *rio_in_error(void)
 	return I.why;
 }
 
+const char *rio_in_bpf_note(void)
+{
+	return I.bpf_note;
+}
+
 uint64_t rio_in_left_out(uint64_t *bytes)
 {
 	if (I.fmt == NULL) {
@@ -323,11 +329,8 @@ static int bpf_compile(int dlt, struct bpf_program *prog, char *why, size_t len)
 
 int rio_in_bpf(const char *expr)
 {
-	char why[PCAP_ERRBUF_SIZE + 64];
-
 	I.bpf_expr = expr;
-	if (bpf_compile(I.dlt, &I.bpf[0].prog, why, sizeof(why)) != 0) {
-		PD_LOG(ERR, "--bpf '%s': %s\n", expr, why);
+	if (bpf_compile(I.dlt, &I.bpf[0].prog, I.why, sizeof(I.why)) != 0) {
 		I.bpf_expr = NULL;
 		return -1;
 	}
@@ -355,9 +358,9 @@ static int bpf_match_other(const struct rio_frame *f, const struct pcap_pkthdr *
 
 		I.bpf[i].dlt = f->dlt;
 		I.bpf[i].ok = bpf_compile(f->dlt, &I.bpf[i].prog, why, sizeof(why)) == 0;
-		if (!I.bpf[i].ok)
-			PD_LOG(WARNING, "--bpf '%s' does not compile for link type %s (%s): its"
-			       " frames pass unchecked\n", I.bpf_expr, cli_dlt_name(f->dlt), why);
+		if (!I.bpf[i].ok && I.bpf_note[0] == '\0') /* said in the summary */
+			snprintf(I.bpf_note, sizeof(I.bpf_note), "does not compile for link type"
+				 " %s (%s)", cli_dlt_name(f->dlt), why);
 		return I.bpf[i].ok && pcap_offline_filter(&I.bpf[i].prog, h, f->data) != 0;
 	}
 	if (bpf_compile(f->dlt, &prog, why, sizeof(why)) != 0)

@@ -16,6 +16,7 @@
 #ifndef PKTDEDUP_REPLAY_IO_H
 #define PKTDEDUP_REPLAY_IO_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,7 +50,12 @@ struct rio_frame {
 
 /* ---- the source (replay_in.c) ---- */
 
-/* Open @p path ("-": standard input) and learn its format: 0, or -1 and a message. */
+/* Set by the program's stop signals (SIGINT, SIGTERM, SIGHUP): a read they break ends the
+ * input rather than waiting on (pktdedup's app.c defines it; pktdedup-keys its own). */
+extern _Atomic int pd_force_quit;
+
+/* Open @p path ("-": standard input) and learn its format: 0, or -1 (why in
+ * rio_in_error(), for the caller to say with the file's name). */
 int rio_in_open(const char *path, struct rio_in_info *info);
 /*
  * The next record: 1 and *f (data valid until the next call; with pcapng, *pre and *npre
@@ -68,10 +74,13 @@ uint64_t rio_in_left_out(uint64_t *bytes);
 /* Bytes of the input consumed, and its size when it is a regular file (else 0). */
 uint64_t rio_in_offset(void);
 uint64_t rio_in_size(void);
-/* Compile a BPF filter for the input's link type: 0, or -1 and a message. */
+/* Compile a BPF filter for the input's link type: 0, or -1 (why in rio_in_error()). */
 int rio_in_bpf(const char *expr);
-/* Whether a frame matches it (1 without one). */
+/* Whether a frame matches it (1 without one). A pcapng interface of another link type
+ * has it compiled for its own; where it does not compile, its frames match nothing and
+ * rio_in_bpf_note() says so ("" while it compiled for every link type met). */
 int rio_in_bpf_match(const struct rio_frame *f);
+const char *rio_in_bpf_note(void);
 void rio_in_close(void);
 
 /* ---- the sinks (replay_out.c) ---- */
