@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pcap/pcap.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +22,6 @@
 #include "../common/cli.h"
 #include "../common/link.h"
 #include "replay_io.h"
-
-/* replay's reader stops a waiting read when it is set; nothing sets it here */
-_Atomic int pd_force_quit;
 
 /* A frame of a link type the parser does not take (a pcapng interface of one): its line
  * and count say so, after the parser's reasons. */
