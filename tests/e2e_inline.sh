@@ -4,6 +4,8 @@
 #  - drop, exact filter, packet keys: the frames out are the input's non-duplicates, in
 #    input order;
 #  - mark: every frame out in order, exactly the duplicates marked (as replay marks them);
+#  - --dup-port 1: the kept frames out of port 0, the copies (marked with mark) out of
+#    port 1, each in order; a --dup-port that kept packets leave by refused (status 2);
 #  - count: every frame out, in input order (bursts sent whole as received, when every
 #    packet goes on, interleave with packets buffered one by one), and the duplicate and
 #    unique counts are the generator's;
@@ -76,6 +78,40 @@ $tool frames "$tmp/mark.pcap" >"$tmp/got.txt"
 diff -q "$tmp/want.txt" "$tmp/got.txt" >/dev/null ||
 	{ echo "FAIL: mark: not the input with exactly its duplicates marked" >&2; exit 1; }
 echo "ok: mark: all $n frames out in order, $(json "$tmp/mark.json" marked) duplicates marked"
+
+# --dup-port: the copies leave by a port of their own (net_pcap1, send only), the kept
+# frames by port 0: each file holds the generator's frames, in order; a --dup-port that
+# the kept frames leave by is refused (status 2: the copies would go out with them)
+for mode in drop mark; do
+	rc=0
+	act=(--action "$mode")
+	[ "$mode" = drop ] || act+=(--mark-dscp 10)
+	until_rx "$n" "$bin" --no-huge -m 512 --no-pci --no-shconf --file-prefix "$prefix" \
+		--log-level '*:warning' -l 0 \
+		--vdev "net_pcap0,rx_pcap=$in,tx_pcap=$tmp/dp-kept.pcap" \
+		--vdev "net_pcap1,tx_pcap=$tmp/dp-dups.pcap" -- --ports 0 --dup-port 1 \
+		--filter exact --key packet "${act[@]}" \
+		--stats-json "$tmp/dp.json" 2>/dev/null || rc=$?
+	[ "$rc" -eq 0 ] || { echo "FAIL: --dup-port ($mode): status $rc: $(cat "$tmp/err")" >&2; exit 1; }
+	$tool expect-drop "$in" "$exp" packet >"$tmp/want.txt"
+	$tool frames "$tmp/dp-kept.pcap" | diff -q "$tmp/want.txt" - >/dev/null ||
+		{ echo "FAIL: --dup-port ($mode): port 0 did not get the kept frames" >&2; exit 1; }
+	# the copies, in order (marked with --action mark), and every frame sent counted
+	$tool expect-dups "$in" "$exp" packet $([ "$mode" = mark ] && echo 10) >"$tmp/want.txt"
+	n_k=$($tool frames "$tmp/dp-kept.pcap" | wc -l)
+	n_d=$($tool frames "$tmp/dp-dups.pcap" | wc -l)
+	$tool frames "$tmp/dp-dups.pcap" | diff -q "$tmp/want.txt" - >/dev/null &&
+		[ "$(json "$tmp/dp.json" tx)" -eq $((n_k + n_d)) ] ||
+		{ echo "FAIL: --dup-port ($mode): $n_d copies out, not the $(wc -l <"$tmp/want.txt") wanted" >&2; exit 1; }
+done
+for ports in 0 0,1; do
+	rc=0
+	"$bin" --no-huge -- --ports "$ports" --dup-port 0 >/dev/null 2>"$tmp/err" || rc=$?
+	[ "$rc" -eq 2 ] && grep -q "dup-port 0: the kept packets leave by that port" "$tmp/err" ||
+		{ echo "FAIL: --ports $ports --dup-port 0: status $rc" >&2; exit 1; }
+done
+echo "ok: --dup-port: the kept frames by port 0, the copies by port 1 (drop and mark), each" \
+	"as the generator says; a --dup-port among --ports refused"
 
 run "$in" "$tmp/count.pcap" "$tmp/count.json" --filter exact --key packet --action count
 $tool frames "$in" >"$tmp/want.txt"

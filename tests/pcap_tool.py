@@ -192,6 +192,13 @@ def main():
         dscp = int(sys.argv[5])
         for f, d in zip(frames(sys.argv[2]), fl):
             print((mark(f, dscp) if d == "1" else f).hex())
+    elif cmd == "expect-dups":
+        # the copies alone, in order; marked with DSCP when it is given
+        fl = expected(sys.argv[3], sys.argv[4])
+        dscp = int(sys.argv[5]) if len(sys.argv) > 5 else None
+        for f, d in zip(frames(sys.argv[2]), fl):
+            if d == "1":
+                print((f if dscp is None else mark(f, dscp)).hex())
     elif cmd == "select":
         fl = expected(sys.argv[3], sys.argv[4])
         for f, d in zip(frames(sys.argv[2]), fl):

@@ -69,7 +69,8 @@ void pd_app_usage(FILE *out)
 		"  --action A           drop (default) | mark | count\n"
 		"  --mark-dscp N        DSCP written into duplicates with --action mark, 0..63\n"
 		"                       (default 1, lower effort; IPv4 checksum fixed)\n"
-		"  --dup-port P         send duplicates out of port P instead (drop or mark)\n"
+		"  --dup-port P         send duplicates out of port P instead (drop or mark),\n"
+		"                       a port of their own: not one of --ports\n"
 		"  --unparseable U      frames without a key: forward (default) or drop\n"
 		"  --allow N            pass the first N copies of a key after each time it\n"
 		"                       was new (within --window), act on the rest (1..254;\n"
@@ -330,6 +331,8 @@ static int check(struct pd_app_config *c, const struct seen *s)
 		if (c->dup_port >= 0)
 			return cli_bad("--dup-port", s->dup_port, "not with --pcap-in");
 	}
+	if (c->dup_port >= 0 && (c->dup_port == c->ports[0] || c->dup_port == c->ports[1]))
+		return cli_bad("--dup-port", s->dup_port, PD_DUP_PORT_WHY); /* else ports.c */
 	return 0;
 }
 

@@ -470,6 +470,10 @@ static inline uint64_t pd_counter_value(const struct pd_counters *c, unsigned i)
 	return *(const uint64_t *)((const char *)c + pd_counter_table[i].offset);
 }
 
+/* Why --dup-port may not be one of --ports (options.c, or ports.c for the default ports). */
+#define PD_DUP_PORT_WHY "the kept packets leave by that port, and the copies would go out" \
+	" with them: give a port of their own (or --action mark, to tell them apart there)"
+
 /* ports.c: inline ports; each returns 0 or the exit status */
 int pd_ports_choose(void); /* which ports, before the workers are made */
 int pd_ports_setup(void);  /* dispatch, mbufs, rings and queues, once they are */

@@ -148,8 +148,13 @@ int pd_ports_choose(void)
 			PD_LOG(ERR, "--dup-port %d: no such port\n", c->dup_port);
 			return 2;
 		}
-		if (c->dup_port != c->ports[0] && c->dup_port != c->ports[1])
-			ports[nports++] = (uint16_t)c->dup_port;
+		/* a port the kept packets leave by: the copies would go out with them, so that
+		 * --action drop removed nothing, without a word */
+		if (c->dup_port == c->ports[0] || c->dup_port == c->ports[1]) {
+			PD_LOG(ERR, "--dup-port %d: %s\n", c->dup_port, PD_DUP_PORT_WHY);
+			return 2;
+		}
+		ports[nports++] = (uint16_t)c->dup_port;
 	}
 	pd_app.nports = nports;
 	pd_app.ntx = nports; /* the ports a worker may send on */
