@@ -15,7 +15,8 @@
 #  - malformed, too deeply nested and truncated tunnels give their reasons (bad-tunnel,
 #    too-deep, truncated), counted in the run's JSON, and are forwarded;
 #  - --action mark marks the outermost IP header of a decapsulated copy;
-#  - the run's JSON counts the tunnels opened.
+#  - the run's JSON counts the tunnels opened;
+#  - --vxlan-port 8472 opens VXLAN moved to that port (scapy) as 4789's; without it, not.
 # Usage: e2e_decap.sh PKTDEDUP PKTDEDUP-KEYS
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
@@ -164,3 +165,32 @@ for (pk, walk), p in zip(want, rdpcap(d + "/mark.pcap")):
     marked += dup
 print("ok: --action mark: %d copies marked in their outermost IP header" % marked)
 PY
+
+# --vxlan-port: the captures' outermost VXLAN moved to UDP port 8472 (Linux's own default
+# for VXLAN devices) by scapy: with --vxlan-port 8472 every key is the 4789 capture's;
+# without it no frame is opened as VXLAN
+/usr/bin/python3 - "$tmp/tunnels.pcap" "$tmp/vx8472.pcap" <<'PY'
+import logging, sys
+logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
+from scapy.all import Ether, PcapWriter, RawPcapReader, UDP
+w = PcapWriter(sys.argv[2], linktype=1, sync=True)
+w.write_header(None)  # raw records below: the file header first
+for b, meta in RawPcapReader(sys.argv[1]):
+    p = Ether(b)
+    u = p.payload.payload  # the outer UDP header (VXLAN in GRE stays as it is)
+    if isinstance(u, UDP) and u.dport == 4789:
+        u.dport = 8472
+        del u.chksum
+        b = bytes(p)
+    w.write_packet(b, sec=meta.sec, usec=meta.usec)
+w.close()
+PY
+"$keys" --key packet --decap vxlan "$tmp/tunnels.pcap" >"$tmp/vx-4789.txt"
+"$keys" --key packet --decap vxlan --vxlan-port 8472 "$tmp/vx8472.pcap" >"$tmp/vx-8472.txt"
+"$keys" --key packet --decap vxlan "$tmp/vx8472.pcap" >"$tmp/vx-none.txt"
+cmp -s "$tmp/vx-4789.txt" "$tmp/vx-8472.txt" || fail "--vxlan-port 8472: other keys than 4789's"
+opened=$(grep -c " via vxlan" "$tmp/vx-4789.txt" || true)
+[ "$opened" -gt 0 ] && ! grep -q " via vxlan" "$tmp/vx-none.txt" ||
+	fail "VXLAN on 8472 opened without --vxlan-port ($opened opened on 4789)"
+echo "ok: --vxlan-port 8472: the keys of the 4789 capture ($opened frames opened); without" \
+	"it none opened"
