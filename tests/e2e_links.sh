@@ -92,7 +92,14 @@ cmp -s "$d/b.pcapng" "$d/kept.pcapng" || fail "--bpf udp: differs from the run w
 "$bin" --pcap-in "$d/in.pcapng" --filter exact --bpf 'not udp' --pcap-out "$d/b.pcapng" \
 	--quiet 2>/dev/null
 cmp -s "$d/b.pcapng" "$d/in.pcapng" || fail "--bpf 'not udp': not the input"
-echo "ok: --bpf compiled for each link type ('udp': the same files; 'not udp': the input)"
+# an expression raw IP cannot take: the raw-IP frames pass unchecked, said at the end
+"$bin" --pcap-in "$d/in.pcapng" --filter exact --bpf 'ether dst 02:00:00:00:00:01' \
+	--pcap-out "$d/b.pcapng" --quiet 2>"$d/err"
+cmp -s "$d/b.pcapng" "$d/kept-ether.pcapng" &&
+	grep -q "does not compile for link type RAW .*: the frames of that link type passed" "$d/err" ||
+	{ cat "$d/err" >&2; fail "--bpf 'ether dst ...': not the Ethernet frames deduplicated alone"; }
+echo "ok: --bpf compiled for each link type ('udp': the same files; 'not udp': the input;" \
+	"'ether dst': the Ethernet frames alone deduplicated, raw IP unchecked and said)"
 
 rc=0
 "$bin" --pcap-in "$d/in.pcapng" --filter exact --pcap-out "$d/o.pcap" --stats-json "$d/p.json" \

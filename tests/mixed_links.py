@@ -7,7 +7,9 @@ pktdedup.
 writes DIR/in.pcapng and, as the oracle, DIR/kept.pcapng and DIR/dups.pcapng: the
 input without the packet blocks --key packet drops, and with only those (a packet
 block's IP packet seen before on any interface is a copy; frames with no IP packet to
-key pass), every other block as it was; DIR/keys-summary.txt, what pktdedup-keys
+key pass), every other block as it was; DIR/kept-ether.pcapng, what --bpf 'ether dst
+02:00:00:00:00:01' keeps (it matches every Ethernet frame, and compiles for no other
+link type: those pass); DIR/keys-summary.txt, what pktdedup-keys
 --summary must count (frames, distinct keys, frames of the 802.11 interface). Also
 DIR/eth.pcapng: the Ethernet interfaces' packets alone (snap lengths 65535 and 0), and
 DIR/eth-kept.txt, the numbers of its packets kept, for a pcap output whose header must
@@ -68,7 +70,7 @@ def eth(ip, i):
 
 
 blocks, ipkey, kept, dups = [], [], [], []
-eth_only, eth_kept = [], []
+eth_only, eth_kept, on_eth = [], [], []
 seen = set()
 ts = 1_700_000_000_000_000  # microseconds (no if_tsresol: the default)
 
@@ -79,6 +81,7 @@ def packet(blk, key, eth_iface=None):
     n = len(ipkey)
     blocks.append(blk)
     ipkey.append(key)
+    on_eth.append(eth_iface is not None)
     if key is not None and key in seen:
         dups.append(n)
     else:
@@ -151,6 +154,16 @@ def write(name, numbers):
 write("in.pcapng", range(len(blocks)))
 write("kept.pcapng", kept)
 write("dups.pcapng", dups)
+# a --bpf that matches every Ethernet frame and compiles for no other link type: copies
+# dropped among the Ethernet frames alone, every other frame kept
+eth_seen, kept_ether = set(), []
+for n, k in enumerate(ipkey):
+    if on_eth[n] and k in eth_seen:
+        continue
+    if on_eth[n]:
+        eth_seen.add(k)
+    kept_ether.append(n)
+write("kept-ether.pcapng", kept_ether)
 with open(os.path.join(out_dir, "eth.pcapng"), "wb") as f:
     f.write(eth_head + b"".join(eth_only))
 radios = sum(1 for k in ipkey if k is None)
