@@ -11,7 +11,7 @@
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; [ -z "${first:-}" ] || kill "$first" "$feeder" 2>/dev/null || true' EXIT
+trap 'rm -rf "$tmp"; [ -z "${first:-}" ] || kill "$first" ${feeder:+"$feeder"} 2>/dev/null || true' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin") # the tests below run in $tmp
 cd "$tmp"
@@ -214,3 +214,25 @@ wait "$reader"
 	fail "--stats-json FIFO: the reader got no JSON"
 echo "ok: --stats-json replaced whole: through a link (which stays, mode kept); a failed" \
 	"write leaves the old file; a FIFO written in place"
+
+# an output another run is writing (it holds a lock on it from before it empties it) is
+# left to that run: the second is refused (status 1) and the first's file comes out whole
+rm -f fifo-in busy.pcap
+mkfifo fifo-in
+"$bin" --pcap-in fifo-in --pcap-out busy.pcap --filter exact >/dev/null 2>first.err &
+first=$!
+exec 7>fifo-in
+head -c 24 cap.pcap >&7 # the header: the first run has opened its output
+for _ in $(seq 100); do grep -q "replay of" first.err && break; sleep 0.1; done
+sleep 0.3
+rc=0
+"$bin" --pcap-in cap.pcap --pcap-out busy.pcap --filter exact >/dev/null 2>err.txt || rc=$?
+tail -c +25 cap.pcap >&7
+exec 7>&-
+wait "$first" || { cat first.err >&2; fail "the first run failed"; }
+first=
+"$bin" --pcap-in cap.pcap --pcap-out alone.pcap --filter exact --quiet
+[ "$rc" -eq 1 ] && grep -q "busy.pcap: in use by another run" err.txt && cmp -s busy.pcap alone.pcap ||
+	{ cat err.txt >&2; fail "a second run on a busy --pcap-out: status $rc, or the first's file changed"; }
+echo "ok: a --pcap-out another run is writing: the second run refused (status 1), the" \
+	"first's file whole"

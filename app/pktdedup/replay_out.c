@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,11 +84,39 @@ static int sink_close(void *cookie)
 	return s->bad ? -1 : 0;
 }
 
+/*
+ * A regular file is locked (flock) before it is emptied: a second run writing the same
+ * output would truncate the first's file under it and interleave with it, and the
+ * first's counts would no longer describe its file; the second is refused instead.
+ * 0, or -1 (said; errno 0).
+ */
+static int sink_claim(const struct rio_sink *s, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0; /* a FIFO, a device: nothing to empty */
+	/* a file system without locks (ENOLCK) is written as before, unlocked */
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+		PD_LOG(ERR, "%s %s: in use by another run (it holds a lock on the file): the"
+		       " file is left to it\n", s->opt, s->path);
+		errno = 0;
+		return -1;
+	}
+	if (ftruncate(fd, 0) != 0) {
+		PD_LOG(ERR, "%s %s: %s\n", s->opt, s->path, strerror(errno));
+		errno = 0;
+		return -1;
+	}
+	return 0;
+}
+
 /* The file; opening a FIFO with no reader waits for one, which is said (else a forgotten
- * reader looks like a hang), and a stop signal ends the wait. */
+ * reader looks like a hang), and a stop signal ends the wait. Not O_TRUNC: emptied once
+ * locked (sink_claim). */
 static int sink_open(const struct rio_sink *s)
 {
-	const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+	const int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
 	int fd = open(s->path, flags | O_NONBLOCK, 0666);
 
 	if (fd >= 0) { /* writes wait as with any file */
@@ -122,6 +151,10 @@ static int sink_stream(struct rio_sink *s)
 
 	s->fd = strcmp(s->path, "-") == 0 ? fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3) :
 		sink_open(s);
+	if (s->fd >= 0 && strcmp(s->path, "-") != 0 && sink_claim(s, s->fd) != 0) {
+		close(s->fd);
+		s->fd = -1;
+	}
 	if (s->fd < 0) {
 		if (errno != 0) /* else said */
 			PD_LOG(ERR, "%s %s: %s\n", s->opt, s->path, strerror(errno));
