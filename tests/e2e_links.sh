@@ -53,8 +53,15 @@ for order in little big radio-first; do
 			{ "$keys_bin" --summary "$d/$f" >&2; fail "pktdedup-keys $order $f"; }
 	done
 done
+# simple packet blocks: each frame is as long as the pcap's record says (62 at most, the
+# interface's snap length, whatever the block's padding), in both byte orders
+for order in little big; do
+	d=$tmp/$order
+	"$keys_bin" "$d/spb.pcapng" | cmp -s - <("$keys_bin" "$d/spb.pcap") ||
+		fail "pktdedup-keys $order spb.pcapng: other keys than its frames' as a pcap"
+done
 echo "ok: pktdedup-keys on the three files, plain and gzip'd: frames, distinct keys and" \
-	"link-type frames as the oracle counts them"
+	"link-type frames as the oracle counts them; simple packet blocks' frames as a pcap's"
 
 # through a pipe that pauses inside every interface and simple packet block's patched
 # fields (so that the reads split them): patched byte by byte all the same

@@ -13,7 +13,9 @@ link type: those pass); DIR/keys-summary.txt, what pktdedup-keys
 --summary must count (frames, distinct keys, frames of the 802.11 interface). Also
 DIR/eth.pcapng: the Ethernet interfaces' packets alone (snap lengths 65535 and 0), and
 DIR/eth-kept.txt, the numbers of its packets kept, for a pcap output whose header must
-grow to the longest frame.
+grow to the longest frame; DIR/spb.pcapng, section 2 alone, and DIR/spb.pcap, its frames
+as a raw-IP pcap whose records give their lengths (a simple packet block's frame ends at
+its interface's snap length, not at the block's padding).
 
 Little-endian, or big-endian with "big" (libpcap reads one byte order a file);
 "radio-first": little-endian with the 802.11 interface first, as if0.
@@ -21,8 +23,9 @@ Section 1:
   if0 Ethernet, snap 65535; if1 raw IP (LINKTYPE_RAW 101), snap 96;
   if2 Ethernet, snap 0 (no limit: frames of 70,000 bytes); if3 IEEE 802.11 (105).
 Section 2 (its interfaces numbered anew):
-  if0 raw IP, snap 64, its packets in simple packet blocks (no interface, time or
-  captured length: those lengths come from if0's snap length).
+  if0 raw IP, snap 62, its packets in simple packet blocks (no interface, time or
+  captured length: those lengths come from if0's snap length; 62 is no multiple of 4,
+  so a block's padding is not part of its frame).
 """
 import os
 import struct
@@ -129,17 +132,25 @@ packet(epb(ETH0, eth(p, 7), ts), p, eth_iface=1)
 ts += 10
 packet(epb(RAW, p, ts), p)
 
-# section 2: simple packet blocks on a raw-IP interface of snap 64
-sec2 = shb(E) + idb(101, 64)
+# section 2: simple packet blocks on a raw-IP interface of snap 62
+sec2 = shb(E) + idb(101, 62)
 n1 = len(blocks)
+sec2_frames = []  # (captured bytes, original length) of each simple packet block
+
+
+def spb2(cut, wire):
+    sec2_frames.append((cut, wire))
+    return spb(cut, wire)
+
+
 for i in range(10):
-    p = ip4(800 + i, 48 if i % 2 == 0 else 120)  # the long ones cut at 64
-    cut = p[:64]
-    key = p if len(p) <= 64 else ("cut", p)
-    packet(spb(cut, len(p)), key)
-    if len(p) <= 64:  # copies of the whole ones, and of one seen in section 1
-        packet(spb(cut, len(p)), key)
-packet(spb(ip4(3, 63), 63), ip4(3, 63))
+    p = ip4(800 + i, 48 if i % 2 == 0 else 120)  # the long ones cut at 62
+    cut = p[:62]
+    key = p if len(p) <= 62 else ("cut", p)
+    packet(spb2(cut, len(p)), key)
+    if len(p) <= 62:  # copies of the whole ones, and of one seen in section 1
+        packet(spb2(cut, len(p)), key)
+packet(spb2(ip4(2, 62), 62), ip4(2, 62))
 
 
 
@@ -169,5 +180,12 @@ with open(os.path.join(out_dir, "eth.pcapng"), "wb") as f:
 radios = sum(1 for k in ipkey if k is None)
 with open(os.path.join(out_dir, "keys-summary.txt"), "w") as f:
     f.write("frames %d\ndistinct %d\nlink-type %d\n" % (len(ipkey), len(kept) - radios, radios))
+# section 2 alone, and its frames as a raw-IP pcap (lengths explicit, no padding)
+with open(os.path.join(out_dir, "spb.pcapng"), "wb") as f:
+    f.write(sec2 + b"".join(blocks[n1:]))
+with open(os.path.join(out_dir, "spb.pcap"), "wb") as f:
+    f.write(struct.pack(E + "IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 62, 101))
+    for cut, wire in sec2_frames:
+        f.write(struct.pack(E + "IIII", 0, 0, len(cut), wire) + cut)
 with open(os.path.join(out_dir, "eth-kept.txt"), "w") as f:
     f.write("".join(f"{n}\n" for n in eth_kept))
