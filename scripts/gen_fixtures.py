@@ -7,7 +7,8 @@ bytes the way lib/src/key.c does). Run with Debian's python3-scapy:
     /usr/bin/python3 scripts/gen_fixtures.py [OUTDIR]
 
 Files (OUTDIR defaults to pcap/):
-    keys.pcap              every parse case: encapsulations, protocols, malformed frames
+    keys.pcap              every parse case: encapsulations, protocols, malformed frames,
+                           and frames a snap length cut (original length past the bytes)
     keys.<variant>.txt     expected key or reason per frame, one line each:
                                <index> <label> <reason> [<key as hex>]
                            with a '# config:' header naming the key options
@@ -154,7 +155,19 @@ def key_flow(p, frag_l3=False):
             addr_raw(ip, "src") + addr_raw(ip, "dst"))
 
 
+def ip_cut(p, wire_cut):
+    """Does the packet go on past the frame's bytes? Its IP length says so (IPv6
+    payload length 0, a jumbogram, says nothing), else the capture's original length."""
+    ip = ip_layer(p)
+    raw = bytes(ip)
+    if isinstance(ip, IP):
+        return ip.len > len(raw)
+    return 40 + ip.plen > len(raw) if ip.plen else wire_cut
+
+
 def http_target(p):
+    """(method, target, whole): whole when a space or line end ends the target inside
+    the packet; else it may go on in the next segment or in bytes the capture cut."""
     ip = ip_layer(p)
     proto, nonfirst, up = l4_info(ip)
     if nonfirst:
@@ -173,18 +186,24 @@ def http_target(p):
         target = target.split(stop, 1)[0]
     if not target:
         raise NoKey("not-http")
-    return method, target
+    return method, target, len(target) < len(rest)
 
 
-def key_click(p, param=None):
-    method, target = http_target(p)
+def key_click(p, param=None, wire_cut=False):
+    method, target, whole = http_target(p)
+    split = NoKey("truncated" if ip_cut(p, wire_cut) else "split-request")
     if param is None:
+        if not whole:
+            raise split
         return key_srcip(p) + method + b" " + target
     path, sep, query = target.partition(b"?")
     if sep:
-        for field in query.split(b"&"):
+        fields = query.split(b"&")
+        for n, field in enumerate(fields):
             name, _, value = field.partition(b"=")
             if name == param.encode():
+                if not whole and n == len(fields) - 1:
+                    raise split  # the value runs to the end: it may go on
                 return key_srcip(p) + value
     raise NoKey("no-param")
 
@@ -218,9 +237,11 @@ def l4_offset(ip):
 
 
 def key_packet(p, ignore=("ttl", "checksum"), from_l2=False, from_l4=False, nbytes=0,
-               vlan="default"):
+               vlan="default", wire_cut=False):
     """The masked fields are zeroed through scapy's field model on a copy of the IP
-    header alone; the bytes after the header are the frame's, up to the IP length."""
+    header alone; the bytes after the header are the frame's, up to the IP length. A
+    packet whose bytes stop before it does (wire_cut: the capture's original length is
+    longer) has no key unless the nbytes compared are in hand."""
     raw = bytes(p)
     tags, inner = tag_layers(p)
     l2len = 14 + 4 * len(tags)
@@ -231,6 +252,7 @@ def key_packet(p, ignore=("ttl", "checksum"), from_l2=False, from_l4=False, nbyt
               (raw[12:l2len - 2] if tags_in else b"") + raw[l2len - 2:l2len])
     if IP not in p and IPv6 not in p:
         key = (l2 if from_l2 else struct.pack("!H", inner.type)) + raw[l2len:]
+        cut = wire_cut
     else:
         l3 = raw[l2len:]
         ip = ip_layer(p)
@@ -262,12 +284,17 @@ def key_packet(p, ignore=("ttl", "checksum"), from_l2=False, from_l4=False, nbyt
             body = bytearray(l3[off:length])
         else:
             body = bytearray(header + l3[hlen:length])
-        if "tcp-seq" in ignore and proto == 6 and not nonfirst and \
-                off + 20 <= min(length, len(l3)):
-            at = off - start
-            body[at + 4:at + 12] = bytes(8)
-            body[at + 16:at + 18] = bytes(2)
+        cut = ip_cut(p, wire_cut)
+        if "tcp-seq" in ignore and proto == 6 and not nonfirst:
+            if off + 20 <= min(length, len(l3)):
+                at = off - start
+                body[at + 4:at + 12] = bytes(8)
+                body[at + 16:at + 18] = bytes(2)
+            elif cut:  # the fields to zero are past the cut
+                raise NoKey("truncated")
         key = l2 + bytes(body)
+    if cut and (not nbytes or len(key) < nbytes):
+        raise NoKey("truncated")
     if nbytes:
         key = key[:nbytes]
     if vlan == "separate" and not from_l2:
@@ -275,7 +302,8 @@ def key_packet(p, ignore=("ttl", "checksum"), from_l2=False, from_l4=False, nbyt
     return key
 
 
-def expected(variant, p):
+def expected(variant, p, wire_cut=False):
+    """The key of variant for frame p; wire_cut: a snap length cut it."""
     if variant == "flow":
         return key_flow(p)
     if variant == "flow-frag-l3":
@@ -283,27 +311,23 @@ def expected(variant, p):
     if variant == "srcip":
         return key_srcip(p)
     if variant == "click":
-        return key_click(p)
+        return key_click(p, wire_cut=wire_cut)
     if variant == "click-param-id":
-        return key_click(p, "id")
-    if variant == "packet":
-        return key_packet(p)
-    if variant == "packet-dscp-ipid":
-        return key_packet(p, ignore=("ttl", "checksum", "dscp", "ipid"))
-    if variant == "packet-l2":
-        return key_packet(p, from_l2=True)
-    if variant == "packet-l2-mac-vlan":
-        return key_packet(p, ignore=("ttl", "checksum", "mac", "vlan"), from_l2=True)
-    if variant == "packet-l4":
-        return key_packet(p, from_l4=True)
-    if variant == "packet-tcpseq":
-        return key_packet(p, ignore=("ttl", "checksum", "tcp-seq"))
-    if variant == "packet-bytes-40":
-        return key_packet(p, nbytes=40)
-    if variant == "packet-vlan":
-        return key_packet(p, vlan="separate")
+        return key_click(p, "id", wire_cut=wire_cut)
     if variant == "flow-vlan":
         return key_flow(p) + vids(p)
+    packet = {
+        "packet": {},
+        "packet-dscp-ipid": dict(ignore=("ttl", "checksum", "dscp", "ipid")),
+        "packet-l2": dict(from_l2=True),
+        "packet-l2-mac-vlan": dict(ignore=("ttl", "checksum", "mac", "vlan"), from_l2=True),
+        "packet-l4": dict(from_l4=True),
+        "packet-tcpseq": dict(ignore=("ttl", "checksum", "tcp-seq")),
+        "packet-bytes-40": dict(nbytes=40),
+        "packet-vlan": dict(vlan="separate"),
+    }
+    if variant in packet:
+        return key_packet(p, wire_cut=wire_cut, **packet[variant])
     raise ValueError(variant)
 
 
@@ -386,8 +410,11 @@ def parse_cases():
               http(b"HEAD /index.html HTTP/1.1"), {}))
     c.append(("http-idx-param", eth() / IP(**v4) / TCP(sport=50005, dport=80, flags="PA") /
               http(b"GET /c?idx=5&id=7 HTTP/1.1"), {}))
+    # targets that run to the packet's end: the request line goes on in the next segment
     c.append(("http-no-version", eth() / IP(**v4) / TCP(sport=50006, dport=80, flags="PA") /
               Raw(b"GET /old?id=1"), {}))
+    c.append(("http-split-param-ended", eth() / IP(**v4) /
+              TCP(sport=50010, dport=80, flags="PA") / Raw(b"GET /c?id=9&utm=abc"), {}))
     c.append(("tcp-not-http", eth() / IP(**v4) / TCP(sport=50007, dport=80, flags="PA") /
               Raw(b"GETX / HTTP/1.1\r\n"), {}))
     c.append(("tcp-lowercase", eth() / IP(**v4) / TCP(sport=50008, dport=80, flags="PA") /
@@ -468,12 +495,40 @@ def malformed_cases():
     return m
 
 
-def write(outdir, name, frames, labels, expect_fn):
-    """frames: list of bytes; expect_fn(variant, index) -> key bytes or NoKey."""
+def snap_cases():
+    """Frames a capture's snap length cut: (label, the packet, bytes kept, {variant:
+    reason}); the original length is the packet's. Variants not listed are computed by
+    expected() from the bytes kept."""
+    v4 = dict(src="192.0.2.1", dst="198.51.100.7")
+    not_ip = {v: "unsupported-ethertype" for v in ("flow", "flow-frag-l3", "flow-vlan",
+                                                    "srcip", "click", "click-param-id")}
+    c = []
+    udp = eth() / IP(**v4) / UDP(sport=31, dport=32) / Raw(b"s" * 100)
+    c.append(("snap-udp4", udp, 64, {}))
+    # exactly the 40 bytes --compare-bytes 40 compares, and one short of them
+    c.append(("snap-udp4-40", udp, 14 + 40, {}))
+    c.append(("snap-udp4-39", udp, 14 + 39, {}))
+    # no IP length to tell: the original length says the frame was cut
+    c.append(("snap-arp", eth() / ARP(psrc="192.0.2.1", pdst="192.0.2.2"), 30, not_ip))
+    # cut in the Ethernet padding: the IP packet is whole
+    c.append(("snap-padding", eth() / IP(**v4) / UDP(sport=33, dport=34) / Raw(b"z" * 2) /
+              Padding(b"\0" * 16), 50, {}))
+    req = b"GET /click?id=12345&x=abcdefgh HTTP/1.1\r\nHost: a\r\n\r\n"
+    tcp = eth() / IP(**v4) / TCP(sport=50011, dport=80, flags="PA") / Raw(req)
+    # cut in the id's value, then in x's (the id ended by its '&')
+    c.append(("snap-http-in-param", tcp, 54 + req.index(b"345"), {}))
+    c.append(("snap-http-after-param", tcp, 54 + req.index(b"cdef"), {}))
+    return c
+
+
+def write(outdir, name, frames, labels, expect_fn, wire=None):
+    """frames: list of bytes; expect_fn(variant, index) -> key bytes or NoKey; wire:
+    each frame's original length (default: its bytes')."""
     w = RawPcapWriter(os.path.join(outdir, name + ".pcap"), linktype=1, sync=True)
     w.write_header(None)
     for i, f in enumerate(frames):
-        w.write_packet(f, sec=1700000000, usec=i * 1000)
+        w.write_packet(f, sec=1700000000, usec=i * 1000,
+                       wirelen=wire[i] if wire else len(f))
     w.close()
     for variant, config in VARIANTS:
         lines = ["# pktdedup expected keys for %s.pcap, written by scripts/gen_fixtures.py"
@@ -492,9 +547,12 @@ def write(outdir, name, frames, labels, expect_fn):
 def gen_keys(outdir):
     cases = parse_cases()
     bad = malformed_cases()
-    frames = [bytes(p) for _, p, _ in cases] + [b for _, b, _ in bad]
-    labels = [l for l, _, _ in cases] + [l for l, _, _ in bad]
-    overrides = [o for _, _, o in cases] + [o for _, _, o in bad]
+    snap = snap_cases()
+    frames = ([bytes(p) for _, p, _ in cases] + [b for _, b, _ in bad] +
+              [bytes(p)[:n] for _, p, n, _ in snap])
+    wire = [len(f) for f in frames[:len(cases) + len(bad)]] + [len(p) for _, p, _, _ in snap]
+    labels = [l for l, _, _ in cases] + [l for l, _, _ in bad] + [l for l, _, _, _ in snap]
+    overrides = [o for _, _, o in cases] + [o for _, _, o in bad] + [o for _, _, _, o in snap]
 
     def expect(variant, i):
         # flow-vlan fails where flow fails
@@ -503,9 +561,9 @@ def gen_keys(outdir):
             raise NoKey(r)
         # decode what is in the file, not the object that built it; malformed frames
         # keyable in this variant need only what the variant reads
-        return expected(variant, Ether(frames[i]))
+        return expected(variant, Ether(frames[i]), wire_cut=wire[i] > len(frames[i]))
 
-    write(outdir, "keys", frames, labels, expect)
+    write(outdir, "keys", frames, labels, expect, wire)
 
 
 def gen_mirror(outdir):

@@ -319,3 +319,34 @@ if [ "$(id -u)" -eq 0 ] &&
 else
 	echo "note: a refused thread not checked (not root, or uid $uid cannot run $bin here)"
 fi
+
+# 7. a capture cut at a snap length (editcap -s 80 of the fixture: the frames keep 80
+#    bytes and their original lengths). The packet key needs the bytes cut: frames cut
+#    inside their packet pass unchecked, said, the others go as the generator says
+#    (pcap_tool.py expect-snap). The flow key needs headers alone: the whole capture's
+#    verdicts. --compare-bytes 40 needs 40 bytes from L3, which every frame holds: the
+#    whole capture's verdicts too (its output cut by editcap).
+editcap -F pcap -s 80 "$in" "$tmp/s80.pcap"
+"$bin" --pcap-in "$tmp/s80.pcap" --pcap-out "$tmp/s80.out.pcap" --workers 2 \
+	--stats-json "$tmp/s80.json" >/dev/null 2>"$tmp/s80.err" || fail "snap 80: status $?"
+$tool expect-snap "$in" "$exp" packet 80 >"$tmp/want.txt"
+$tool frames "$tmp/s80.out.pcap" | cmp -s - "$tmp/want.txt" ||
+	fail "snap 80, packet key: not the frames expected"
+cut=$(/usr/bin/python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["total"]["unparseable_reasons"]["truncated"])' "$tmp/s80.json")
+grep -q "frames are shorter than their packets (a snap length cut them; the first holds 80 of" \
+	"$tmp/s80.err" && grep -q "the packet key needs bytes cut, and $cut frames passed unchecked" \
+	"$tmp/s80.err" || { cat "$tmp/s80.err" >&2; fail "snap 80: no warning of the frames cut"; }
+$tool expect-drop "$in" "$exp" flow | cut -c1-160 >"$tmp/want.txt"
+"$bin" --pcap-in "$tmp/s80.pcap" --pcap-out "$tmp/s80.flow.pcap" --key flow >/dev/null \
+	2>"$tmp/s80.err"
+$tool frames "$tmp/s80.flow.pcap" | cmp -s - "$tmp/want.txt" ||
+	fail "snap 80, flow key: not the whole capture's verdicts"
+! grep -q "shorter than their packets" "$tmp/s80.err" || fail "snap 80, flow key: warned"
+"$bin" --pcap-in "$in" --pcap-out "$tmp/w40.pcap" --compare-bytes 40 2>/dev/null
+"$bin" --pcap-in "$tmp/s80.pcap" --pcap-out "$tmp/s40.pcap" --compare-bytes 40 2>/dev/null
+$tool frames "$tmp/w40.pcap" | cut -c1-160 >"$tmp/want.txt"
+$tool frames "$tmp/s40.pcap" | cmp -s - "$tmp/want.txt" ||
+	fail "snap 80, --compare-bytes 40: not the whole capture's verdicts"
+echo "ok: a capture cut at 80 bytes: no packet key for frames cut in their packet ($cut" \
+	"truncated), said; the flow key and --compare-bytes 40 give the whole capture's verdicts"

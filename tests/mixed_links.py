@@ -7,10 +7,12 @@ pktdedup.
 writes DIR/in.pcapng and, as the oracle, DIR/kept.pcapng and DIR/dups.pcapng: the
 input without the packet blocks --key packet drops, and with only those (a packet
 block's IP packet seen before on any interface is a copy; frames with no IP packet to
-key pass), every other block as it was; DIR/kept-ether.pcapng, what --bpf 'ether dst
+key pass, and so do those a snap length cut inside their packet), every other block as
+it was; DIR/kept-ether.pcapng, what --bpf 'ether dst
 02:00:00:00:00:01' keeps (it matches every Ethernet frame, and compiles for no other
 link type: those pass); DIR/keys-summary.txt, what pktdedup-keys
---summary must count (frames, distinct keys, frames of the 802.11 interface). Also
+--summary must count (frames, distinct keys, frames cut short, frames of the 802.11
+interface). Also
 DIR/eth.pcapng: the Ethernet interfaces' packets alone (snap lengths 65535 and 0), and
 DIR/eth-kept.txt, the numbers of its packets kept, for a pcap output whose header must
 grow to the longest frame; DIR/spb.pcapng, section 2 alone, and DIR/spb.pcap, its frames
@@ -78,18 +80,21 @@ seen = set()
 ts = 1_700_000_000_000_000  # microseconds (no if_tsresol: the default)
 
 
+CUT = "cut"  # a packet a snap length cut: the packet key needs the bytes cut
+
+
 def packet(blk, key, eth_iface=None):
-    """One packet block; key: its IP packet (None: nothing to key, it passes). With
-    eth_iface, eth.pcapng has it too, on that interface."""
+    """One packet block; key: its IP packet (None: nothing to key, CUT: cut short; either
+    passes). With eth_iface, eth.pcapng has it too, on that interface."""
     n = len(ipkey)
     blocks.append(blk)
     ipkey.append(key)
     on_eth.append(eth_iface is not None)
-    if key is not None and key in seen:
+    if key not in (None, CUT) and key in seen:
         dups.append(n)
     else:
         kept.append(n)
-        if key is not None:
+        if key not in (None, CUT):
             seen.add(key)
     if eth_iface is not None:  # Ethernet copies are copies on Ethernet alone too
         if kept[-1] == n:
@@ -114,10 +119,10 @@ for i in range(40):
         ts += 10
         radio = bytes([0x08, 0x02]) + bytes((i + j) & 255 for j in range(40))
         packet(epb(RADIO, radio, ts), None)
-# raw IP longer than if1's snap length, cut there: its one copy (unique)
+# raw IP longer than if1's snap length, cut there: no key, it passes
 big = ip4(500, 300)
 ts += 10
-packet(epb(RAW, big[:96], ts, wire=len(big)), ("cut", big))
+packet(epb(RAW, big[:96], ts, wire=len(big)), CUT)
 # 70,000-byte frames on if2 (no snap limit), over if0's 65535: an IP packet of 65,000
 # bytes and a trailer (ignored by the key); the second a copy
 jumbo = ip4(600, 65000)
@@ -146,7 +151,7 @@ def spb2(cut, wire):
 for i in range(10):
     p = ip4(800 + i, 48 if i % 2 == 0 else 120)  # the long ones cut at 62
     cut = p[:62]
-    key = p if len(p) <= 62 else ("cut", p)
+    key = p if len(p) <= 62 else CUT
     packet(spb2(cut, len(p)), key)
     if len(p) <= 62:  # copies of the whole ones, and of one seen in section 1
         packet(spb2(cut, len(p)), key)
@@ -171,15 +176,17 @@ eth_seen, kept_ether = set(), []
 for n, k in enumerate(ipkey):
     if on_eth[n] and k in eth_seen:
         continue
-    if on_eth[n]:
+    if on_eth[n] and k is not CUT:
         eth_seen.add(k)
     kept_ether.append(n)
 write("kept-ether.pcapng", kept_ether)
 with open(os.path.join(out_dir, "eth.pcapng"), "wb") as f:
     f.write(eth_head + b"".join(eth_only))
 radios = sum(1 for k in ipkey if k is None)
+cuts = sum(1 for k in ipkey if k is CUT)
 with open(os.path.join(out_dir, "keys-summary.txt"), "w") as f:
-    f.write("frames %d\ndistinct %d\nlink-type %d\n" % (len(ipkey), len(kept) - radios, radios))
+    f.write("frames %d\ndistinct %d\ntruncated %d\nlink-type %d\n"
+            % (len(ipkey), len(kept) - radios - cuts, cuts, radios))
 # section 2 alone, and its frames as a raw-IP pcap (lengths explicit, no padding)
 with open(os.path.join(out_dir, "spb.pcapng"), "wb") as f:
     f.write(sec2 + b"".join(blocks[n1:]))

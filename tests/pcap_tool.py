@@ -5,6 +5,11 @@ with pktdedup):
 
     pcap_tool.py frames FILE                      hex of every frame, one per line
     pcap_tool.py expect-drop IN EXPECTED VARIANT  frames of IN that are not duplicates
+    pcap_tool.py expect-snap IN EXPECTED VARIANT SNAP
+                                                  IN cut at SNAP bytes (editcap -s), the
+                                                  packet key: frames cut inside their
+                                                  packet (by its IP length; not IP: the
+                                                  frame) kept, the others as EXPECTED
     pcap_tool.py expect-mark IN EXPECTED VARIANT DSCP
                                                   every frame of IN, the duplicates with
                                                   DSCP set and the IPv4 checksum redone
@@ -149,6 +154,22 @@ def expected(path, variant):
     return flags
 
 
+def packet_end(frame):
+    """Where a frame's packet ends: Ethernet, VLAN tags, then the IPv4 total length or
+    the IPv6 payload length (RFC 791, 8200; 0, a jumbogram: the frame); the frame's end
+    for anything else."""
+    off, et = 14, struct.unpack("!H", frame[12:14])[0]
+    while et in (0x8100, 0x88A8, 0x9100) and len(frame) >= off + 4:
+        et = struct.unpack("!H", frame[off + 2:off + 4])[0]
+        off += 4
+    if et == 0x0800 and len(frame) >= off + 4:
+        return off + struct.unpack("!H", frame[off + 2:off + 4])[0]
+    if et == 0x86DD and len(frame) >= off + 6:
+        plen = struct.unpack("!H", frame[off + 4:off + 6])[0]
+        return off + 40 + plen if plen else len(frame)
+    return len(frame)
+
+
 def checksum(b):
     s = 0
     for i in range(0, len(b), 2):
@@ -187,6 +208,12 @@ def main():
         for f, d in zip(frames(sys.argv[2]), fl):
             if d != "1":
                 print(f.hex())
+    elif cmd == "expect-snap":
+        fl = expected(sys.argv[3], sys.argv[4])
+        snap = int(sys.argv[5])
+        for f, d in zip(frames(sys.argv[2]), fl):
+            if d != "1" or snap < min(len(f), packet_end(f)):
+                print(f[:snap].hex())
     elif cmd == "expect-mark":
         fl = expected(sys.argv[3], sys.argv[4])
         dscp = int(sys.argv[5])

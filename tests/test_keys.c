@@ -4,7 +4,8 @@
  * libpcap, must give the key or the reason that scripts/gen_fixtures.py computed with
  * scapy. Then robustness: every prefix of every frame, and random corruptions, in every
  * mode, with buffers of exactly the documented size (run under ASan to catch a read or
- * write one byte out).
+ * write one byte out). Every prefix is also given as a capture cut short (its frame's
+ * length on the wire): its key, when it has one, must be the whole frame's.
  */
 #include <dirent.h>
 #include <pcap/pcap.h>
@@ -23,6 +24,7 @@
 struct frames {
 	uint8_t **p;
 	size_t *len;
+	size_t *wire; /* the length on the wire (pcap's len; a snap length cut it) */
 	size_t n;
 };
 
@@ -41,13 +43,16 @@ static struct frames read_pcap(const char *path)
 	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
 		fr.p = realloc(fr.p, (fr.n + 1) * sizeof(*fr.p));
 		fr.len = realloc(fr.len, (fr.n + 1) * sizeof(*fr.len));
+		fr.wire = realloc(fr.wire, (fr.n + 1) * sizeof(*fr.wire));
 		assert_non_null(fr.p);
 		assert_non_null(fr.len);
+		assert_non_null(fr.wire);
 		/* exactly caplen bytes: ASan sees any read past the frame */
 		fr.p[fr.n] = malloc(h->caplen ? h->caplen : 1);
 		assert_non_null(fr.p[fr.n]);
 		memcpy(fr.p[fr.n], data, h->caplen);
 		fr.len[fr.n] = h->caplen;
+		fr.wire[fr.n] = h->len;
 		fr.n++;
 	}
 	if (rc != PCAP_ERROR_BREAK)
@@ -62,6 +67,7 @@ static void free_frames(struct frames *fr)
 		free(fr->p[i]);
 	free(fr->p);
 	free(fr->len);
+	free(fr->wire);
 }
 
 /* "mode=click param=id ignore=ttl,dscp from=l2 frag=l3" */
@@ -121,13 +127,14 @@ static void to_hex(const uint8_t *k, size_t n, char *out)
  * options or IPv6), counted from their bytes: the comparison below covers them */
 static unsigned long fast_frames, fast_packet_frames;
 
-/* pd_key_extract into a new buffer; every call also checks that the general parse
- * (pd_key_extract_general, without the fast paths for common flow and packet keys) gives
- * the same reason and key. */
-static enum pd_key_reason extract(const struct pd_key_config *c, const uint8_t *f,
-				  size_t len, uint8_t **key, size_t *klen)
+/* pd_key_extract_cut (a frame of len bytes of wire on the wire) into a new buffer;
+ * every call also checks that the general parse (pd_key_extract_general_cut, without
+ * the fast paths for common flow and packet keys) gives the same reason and key, and for
+ * a whole frame that pd_key_extract_ip does. */
+static enum pd_key_reason extract_cut(const struct pd_key_config *c, const uint8_t *f,
+				      size_t len, size_t wire, uint8_t **key, size_t *klen)
 {
-	size_t cap = PD_KEY_BUF_LEN(len), glen = (size_t)-1;
+	size_t cap = PD_KEY_BUF_LEN(len), glen = (size_t)-1, wlen = (size_t)-1;
 	uint8_t *g = malloc(cap);
 	enum pd_key_reason r, rg;
 	struct pd_key_ip ip, gip;
@@ -135,8 +142,16 @@ static enum pd_key_reason extract(const struct pd_key_config *c, const uint8_t *
 	*key = malloc(cap);
 	assert_non_null(*key);
 	assert_non_null(g);
-	r = pd_key_extract_ip(c, f, len, *key, cap, klen, &ip);
-	rg = pd_key_extract_general_ip(c, f, len, g, cap, &glen, &gip);
+	r = pd_key_extract_cut(c, f, len, wire, *key, cap, klen, &ip);
+	if (wire <= len) {
+		rg = pd_key_extract_ip(c, f, len, g, cap, &wlen, &gip);
+		assert_int_equal(rg, r);
+		if (r == PD_KEY_OK) {
+			assert_int_equal(wlen, *klen);
+			assert_memory_equal(g, *key, wlen);
+		}
+	}
+	rg = pd_key_extract_general_cut(c, f, len, wire, g, cap, &glen, &gip);
 	if (r != rg)
 		fail_msg("%s key of a %zu-byte frame: %s, general parse %s", pd_key_mode_name(c->mode),
 			 len, pd_key_reason_name(r), pd_key_reason_name(rg));
@@ -163,6 +178,13 @@ static enum pd_key_reason extract(const struct pd_key_config *c, const uint8_t *
 	}
 	free(g);
 	return r;
+}
+
+/* extract_cut() of a whole frame */
+static enum pd_key_reason extract(const struct pd_key_config *c, const uint8_t *f,
+				  size_t len, uint8_t **key, size_t *klen)
+{
+	return extract_cut(c, f, len, len, key, klen);
 }
 
 /* One expected-keys file: "<pcap base>.<variant>.txt". Returns frames checked. */
@@ -197,7 +219,7 @@ static size_t check_key_file(const char *dir, const char *name)
 			continue;
 		assert_true(sscanf(line, "%u %63s %63s %65999s", &idx, label, reason, want) >= 3);
 		assert_true(idx < fr.n);
-		r = extract(&c, fr.p[idx], fr.len[idx], &key, &klen);
+		r = extract_cut(&c, fr.p[idx], fr.len[idx], fr.wire[idx], &key, &klen);
 		if (strcmp(pd_key_reason_name(r), reason) != 0)
 			fail_msg("%s frame %u (%s): reason %s, expected %s", name, idx, label,
 				 pd_key_reason_name(r), reason);
@@ -301,6 +323,11 @@ static void all_configs(struct pd_key_config *cfg, unsigned *n)
 	pd_key_config_init(&cfg[k], PD_KEY_PACKET);
 	cfg[k].from = PD_FROM_L2;
 	cfg[k++].ignore = PD_IGNORE_TTL | PD_IGNORE_CHECKSUM | PD_IGNORE_DSCP | PD_IGNORE_IPID;
+	/* TCP's sequence numbers zeroed, and the first 30 bytes compared: a frame cut
+	 * inside the TCP header holds them, but not the fields to zero */
+	pd_key_config_init(&cfg[k], PD_KEY_PACKET);
+	cfg[k].ignore |= PD_IGNORE_TCP_SEQ;
+	cfg[k++].compare_bytes = 30;
 	*n = k;
 }
 
@@ -328,19 +355,47 @@ static void check_one(const struct pd_key_config *c, const uint8_t *f, size_t le
 	free(frame);
 }
 
+/* The first len bytes of a frame of whole bytes, as a capture cut at a snap length
+ * gives them: a key, when there is one, is the whole frame's (a cut key that stood for
+ * other packets too would make their copies of a unique one). Returns 1 when keyed. */
+static int check_cut(const struct pd_key_config *c, const uint8_t *f, size_t len,
+		     size_t whole)
+{
+	uint8_t *frame = malloc(len ? len : 1), *key, *wkey;
+	size_t klen = (size_t)-1, wlen = (size_t)-1;
+	enum pd_key_reason r, rw;
+
+	assert_non_null(frame);
+	memcpy(frame, f, len);
+	r = extract_cut(c, frame, len, whole, &key, &klen);
+	rw = extract(c, f, whole, &wkey, &wlen);
+	if (r == PD_KEY_OK && (rw != PD_KEY_OK || klen != wlen || memcmp(key, wkey, klen) != 0))
+		fail_msg("%s key of the first %zu bytes of a %zu-byte frame (%s): not the whole"
+			 " frame's (%s)", pd_key_mode_name(c->mode), len, whole,
+			 c->compare_bytes ? "compare_bytes" : "all bytes", pd_key_reason_name(rw));
+	free(key);
+	free(wkey);
+	free(frame);
+	return r == PD_KEY_OK;
+}
+
 static void test_every_prefix_and_corruption(void **state)
 {
 	struct frames fr = read_pcap(PD_PCAP_DIR "/keys.pcap");
 	struct pd_key_config cfg[16];
 	unsigned ncfg;
-	uint64_t seed = 42, runs = 0;
+	uint64_t seed = 42, runs = 0, cut_keyed[PD_KEY_MODE_COUNT] = {0};
 
 	(void)state;
 	all_configs(cfg, &ncfg);
 	for (size_t i = 0; i < fr.n; i++)
 		for (unsigned c = 0; c < ncfg; c++) {
-			for (size_t len = 0; len <= fr.len[i]; len++, runs++)
+			for (size_t len = 0; len <= fr.len[i]; len++, runs++) {
 				check_one(&cfg[c], fr.p[i], len);
+				if (len < fr.len[i])
+					cut_keyed[cfg[c].mode] +=
+						check_cut(&cfg[c], fr.p[i], len, fr.len[i]);
+			}
 			for (unsigned t = 0; t < 200 && fr.len[i] > 0; t++, runs++) {
 				uint8_t *m = malloc(fr.len[i]);
 
@@ -358,6 +413,15 @@ static void test_every_prefix_and_corruption(void **state)
 	/* the fast paths' frames are well covered */
 	assert_true(fast_frames >= 1000);
 	assert_true(fast_packet_frames >= 1000);
+	/* cut frames keyed: flow and source keys from headers, packet keys from their
+	 * compare_bytes or past the IP length (padding), clicks whose target was whole */
+	printf("cut frames keyed: flow %llu, srcip %llu, click %llu, packet %llu\n",
+	       (unsigned long long)cut_keyed[PD_KEY_FLOW],
+	       (unsigned long long)cut_keyed[PD_KEY_SRCIP],
+	       (unsigned long long)cut_keyed[PD_KEY_CLICK],
+	       (unsigned long long)cut_keyed[PD_KEY_PACKET]);
+	for (int m = 0; m < PD_KEY_MODE_COUNT; m++)
+		assert_true(cut_keyed[m] > 0);
 	free_frames(&fr);
 }
 
@@ -381,8 +445,11 @@ static void test_tunnels(void **state)
 		cfg[c].decap = PD_DECAP_ALL;
 	for (size_t i = 0; i < fr.n; i++)
 		for (unsigned c = 0; c < ncfg; c++) {
-			for (size_t len = 0; len <= fr.len[i]; len++)
+			for (size_t len = 0; len <= fr.len[i]; len++) {
 				check_one(&cfg[c], fr.p[i], len);
+				if (len < fr.len[i])
+					(void)check_cut(&cfg[c], fr.p[i], len, fr.len[i]);
+			}
 			for (unsigned t = 0; t < 50; t++) {
 				uint8_t *m = malloc(fr.len[i]);
 
@@ -408,6 +475,77 @@ static void test_tunnels(void **state)
 	}
 	assert_int_equal(same, 1);
 	free_frames(&fr);
+}
+
+/*
+ * Frames whose bytes do not say where their packet ends: an IPv6 jumbogram (payload
+ * length 0: the packet ends with the frame) and ARP. Whole, the packet key is every
+ * byte; the first 60 of 80 (a snap length) have no packet key, unless the 30 bytes
+ * compared are in hand; the flow key, from headers, is the same either way.
+ */
+static void test_cut_without_length(void **state)
+{
+	uint8_t jumbo[80] = {0}, arp[80] = {0}, *k, *w;
+	struct pd_key_config packet, bytes30, bytes50, flow;
+	size_t kl, wl;
+
+	(void)state;
+	jumbo[12] = 0x86, jumbo[13] = 0xdd;
+	jumbo[14] = 0x60; /* version 6, payload length 0 */
+	jumbo[14 + 6] = 17, jumbo[14 + 7] = 64; /* UDP, hop limit */
+	jumbo[14 + 8 + 15] = 1, jumbo[14 + 24 + 15] = 2; /* ::1 -> ::2 */
+	jumbo[54] = 0x04, jumbo[55] = 0xd2, jumbo[56] = 0x16, jumbo[57] = 0x2e; /* 1234 -> 5678 */
+	for (size_t i = 62; i < sizeof(jumbo); i++)
+		jumbo[i] = (uint8_t)i;
+	arp[12] = 0x08, arp[13] = 0x06;
+	for (size_t i = 14; i < sizeof(arp); i++)
+		arp[i] = (uint8_t)(i * 7);
+	pd_key_config_init(&packet, PD_KEY_PACKET);
+	bytes30 = packet;
+	bytes30.compare_bytes = 30;
+	bytes50 = packet;
+	bytes50.compare_bytes = 50;
+	pd_key_config_init(&flow, PD_KEY_FLOW);
+
+	/* whole: the packet key runs to the frame's end (hop limit zeroed; ARP: its
+	 * ethertype, then the rest) */
+	assert_int_equal(extract(&packet, jumbo, 80, &w, &wl), PD_KEY_OK);
+	assert_int_equal(wl, 80 - 14);
+	assert_int_equal(w[7], 0);
+	assert_memory_equal(w + 8, jumbo + 22, wl - 8);
+	free(w);
+	assert_int_equal(extract(&packet, arp, 80, &w, &wl), PD_KEY_OK);
+	assert_int_equal(wl, 80 - 12);
+	assert_memory_equal(w, arp + 12, wl);
+	free(w);
+	/* cut: no packet key, but the 30 bytes compared are the whole frame's */
+	assert_int_equal(extract_cut(&packet, jumbo, 60, 80, &k, &kl), PD_KEY_TRUNCATED);
+	free(k);
+	assert_int_equal(extract_cut(&packet, arp, 60, 80, &k, &kl), PD_KEY_TRUNCATED);
+	free(k);
+	assert_int_equal(extract_cut(&packet, arp, 40, 40, &k, &kl), PD_KEY_OK); /* whole */
+	free(k);
+	for (int a = 0; a < 2; a++) {
+		const uint8_t *f = a ? arp : jumbo;
+
+		assert_int_equal(extract(&bytes30, f, 80, &w, &wl), PD_KEY_OK);
+		assert_int_equal(wl, 30);
+		assert_int_equal(extract_cut(&bytes30, f, 60, 80, &k, &kl), PD_KEY_OK);
+		assert_int_equal(kl, 30);
+		assert_memory_equal(k, w, 30);
+		free(k);
+		free(w);
+		/* fewer than the 50 bytes compared in hand (46 and 48) */
+		assert_int_equal(extract_cut(&bytes50, f, 60, 80, &k, &kl), PD_KEY_TRUNCATED);
+		free(k);
+	}
+	assert_int_equal(extract(&flow, jumbo, 80, &w, &wl), PD_KEY_OK);
+	assert_int_equal(extract_cut(&flow, jumbo, 70, 80, &k, &kl), PD_KEY_OK);
+	assert_int_equal(kl, wl);
+	assert_memory_equal(k, w, wl);
+	assert_int_equal(k[4] << 8 | k[5], 1234);
+	free(k);
+	free(w);
 }
 
 static void test_buffer_and_names(void **state)
@@ -518,6 +656,7 @@ int main(void)
 		cmocka_unit_test(test_mirror_copies),
 		cmocka_unit_test(test_every_prefix_and_corruption),
 		cmocka_unit_test(test_tunnels),
+		cmocka_unit_test(test_cut_without_length),
 		cmocka_unit_test(test_buffer_and_names),
 		cmocka_unit_test(test_mark),
 	};

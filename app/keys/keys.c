@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 				break;
 			}
 		}
-		r = pd_key_extract_ip(&cfg, f.data, f.caplen, key, cap, &klen, &ip);
+		r = pd_key_extract_cut(&cfg, f.data, f.caplen, f.len, key, cap, &klen, &ip);
 		count[r]++;
 		if (r == PD_KEY_OK) {
 			const void *kp = key;

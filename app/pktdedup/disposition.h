@@ -53,14 +53,17 @@ void pd_disp_init(struct pd_app *app);
 /* The delay histogram's bucket finder, before the workers run. */
 void pd_delay_buckets_init(void);
 
-/* Step 1: the key of @p p (len bytes, a frame of kc's link type) into buf (cap bytes),
- * its length in *klen, and where its IP header is in *ip: 0, or -1 with the reason
- * counted. */
+/* Step 1: the key of @p p (len bytes of a frame of @p wire bytes, of kc's link type)
+ * into buf (cap bytes), its length in *klen, and where its IP header is in *ip: 0, or -1
+ * with the reason counted. A frame captured in part (wire > len: replay's snap length)
+ * has no key where the key needs the bytes cut (pd_key_extract_cut); inline, wire is
+ * len and the test folds away. */
 static inline int pd_disp_key(struct pd_worker *w, const struct pd_key_config *kc,
-			      const uint8_t *p, uint32_t len, uint8_t *buf, size_t cap,
-			      size_t *klen, struct pd_key_ip *ip)
+			      const uint8_t *p, uint32_t len, uint32_t wire, uint8_t *buf,
+			      size_t cap, size_t *klen, struct pd_key_ip *ip)
 {
-	enum pd_key_reason r = pd_key_extract_ip(kc, p, len, buf, cap, klen, ip);
+	enum pd_key_reason r = wire <= len ? pd_key_extract_ip(kc, p, len, buf, cap, klen, ip) :
+			       pd_key_extract_cut(kc, p, len, wire, buf, cap, klen, ip);
 
 	if (unlikely(ip->encaps != 0)) /* never without --decap */
 		for (unsigned k = 0; k < PD_DECAP_KINDS; k++)

@@ -109,6 +109,8 @@ static struct {
 	uint64_t other_link;   /* frames of a link type the keys do not take: bypassed */
 	int other_dlt;         /* the first such link type */
 	int other_several;     /* and others */
+	uint64_t snapped;      /* frames keyed shorter than their packets (a snap length) */
+	uint32_t snap_caplen, snap_len; /* the first of them: bytes held, and on the wire */
 } R;
 
 /* The input, opened before any filter is made (and EAL, with --telemetry), so that a bad
@@ -303,6 +305,11 @@ static void read_batch(void)
 		f->pre_len = (uint32_t)npre;
 		f->ipver = 0;
 		f->cls = frame_class(f, c);
+		if (unlikely(f->rf.caplen < f->rf.len) && f->cls != PD_CLASS_BYPASS &&
+		    R.snapped++ == 0) {
+			R.snap_caplen = f->rf.caplen;
+			R.snap_len = f->rf.len;
+		}
 		R.n++;
 		R.frames++;
 	}
@@ -336,8 +343,8 @@ static void key_batch(struct pd_worker *w, unsigned step)
 			w->replay_key = b;
 			w->replay_keycap = need;
 		}
-		if (pd_disp_key(w, &R.key[f->link], f->rf.data, f->rf.caplen, w->replay_key,
-				w->replay_keycap, &klen, &ip) != 0)
+		if (pd_disp_key(w, &R.key[f->link], f->rf.data, f->rf.caplen, f->rf.len,
+				w->replay_key, w->replay_keycap, &klen, &ip) != 0)
 			continue;
 		f->l3 = ip.offset;
 		f->ipver = ip.version;
@@ -582,6 +589,31 @@ int pd_replay_close(void)
 	return rc;
 }
 
+/* Frames a snap length cut: the keys that need the bytes cut (packet, click) gave them
+ * none, and they went as unparseable frames go (pd_key_extract_cut); said with what
+ * keys them. */
+static void snap_note(FILE *out)
+{
+	const enum pd_key_mode m = pd_app.cfg.key.mode;
+	struct pd_counters t;
+
+	if (R.snapped == 0 || (m != PD_KEY_PACKET && m != PD_KEY_CLICK))
+		return;
+	pd_counters_sum(&t);
+	if (t.reasons[PD_KEY_TRUNCATED] == 0)
+		return;
+	fprintf(out, "pktdedup: warning: --pcap-in %s: %" PRIu64 " frame%s shorter than"
+		" %s packets (a snap length cut them; the first holds %" PRIu32 " of %" PRIu32
+		" bytes); the %s key needs bytes cut, and %" PRIu64 " frame%s %s"
+		" (unparseable truncated)%s\n", R.in_name, R.snapped,
+		R.snapped == 1 ? " is" : "s are", R.snapped == 1 ? "its" : "their",
+		R.snap_caplen, R.snap_len, pd_key_mode_name(m), t.reasons[PD_KEY_TRUNCATED],
+		t.reasons[PD_KEY_TRUNCATED] == 1 ? "" : "s", pd_app.cfg.drop_unparseable ?
+		"were dropped, as --unparseable drop asks" : "passed unchecked",
+		m == PD_KEY_PACKET ? ": --compare-bytes N compares only the first N bytes, which"
+		" such frames may hold; --key flow keys headers alone" : "");
+}
+
 void pd_replay_summary(FILE *out)
 {
 	const uint64_t off = rio_in_offset(), size = rio_in_size();
@@ -633,6 +665,7 @@ void pd_replay_summary(FILE *out)
 			R.in_name, R.other_link,
 			R.other_link == 1 ? "" : "s", cli_dlt_name(R.other_dlt),
 			R.other_several ? " and others" : "");
+	snap_note(out);
 	if (rio_in_bpf_note()[0] != '\0')
 		fprintf(out, "pktdedup: warning: --bpf '%s' %s: the frames of that link type"
 			" passed unchecked (bypassed)\n", pd_app.cfg.bpf, rio_in_bpf_note());

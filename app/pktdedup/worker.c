@@ -121,7 +121,8 @@ static inline int key_of(struct pd_worker *w, struct rte_mbuf *m, uint8_t *buf, 
 		pd_disp_oversize(w);
 		return -1;
 	}
-	rc = pd_disp_key(w, &w->app->cfg.key, p, m->pkt_len, buf, PD_APP_KEYBUF_LEN, klen, &ip);
+	rc = pd_disp_key(w, &w->app->cfg.key, p, m->pkt_len, m->pkt_len, buf, PD_APP_KEYBUF_LEN,
+			 klen, &ip);
 	if (!marking) /* nothing reads it */
 		return rc;
 	m->l2_len = ip.offset < 128 ? ip.offset : 0;

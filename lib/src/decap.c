@@ -163,8 +163,10 @@ enum pd_key_reason pd_decap_l4(const struct pd_key_config *c, const uint8_t *p, 
 {
 	if (proto == IPPROTO_UDP_ && (c->decap & (PD_DECAP_VXLAN | PD_DECAP_GENEVE |
 						  PD_DECAP_GTPU))) {
+		/* Not even UDP: cut short, it may be a tunnel (a key of the outer packet would
+		 * not be the inner one's); whole, the key's parse says why where it needs L4 */
 		if (l4 + 8 > end)
-			return tunnel(t, 0, 0, 0); /* not even UDP: the key's parse says why */
+			return cut == PD_KEY_TRUNCATED ? cut : tunnel(t, 0, 0, 0);
 		return udp_tunnel(c, p, l4, end, cut, t);
 	}
 	if (proto == IPPROTO_GRE_ && (c->decap & (PD_DECAP_GRE | PD_DECAP_ERSPAN)))

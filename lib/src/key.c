@@ -13,6 +13,10 @@
  * where its bytes actually end. A header that needs bytes past `end` is BAD_LENGTH when
  * the frame holds the whole packet (the packet is shorter than its own headers, or the
  * bytes are Ethernet padding), TRUNCATED when the frame was cut before the IP length.
+ * `cut` says that the bytes in hand stop before the packet does: the IP length says so,
+ * or for a frame without one (not IP, an IPv6 jumbogram) the capture's original length
+ * (pd_key_extract_cut). A key that would need the bytes cut is TRUNCATED: two packets
+ * that differ only past a capture's snap length must not share a key.
  *
  * Policies (documented in docs/keys.md):
  * - flow: non-first fragments are PD_KEY_FRAGMENT, or with PD_FRAG_L3 keyed on addresses
@@ -52,6 +56,7 @@ struct frame {
 	unsigned version; /* 4, 6; 0 for non-IP */
 	size_t claimed;   /* end of the IP packet by its length field */
 	size_t end;       /* min(claimed, len) */
+	int cut;          /* the packet goes on past len (see the top of the file) */
 	uint8_t proto;    /* IPv4 protocol or IPv6 next header after the extensions */
 	size_t l4;        /* L4 header (after IPv6 extensions) */
 	int nonfirst;     /* non-first fragment: no L4 header here */
@@ -70,7 +75,7 @@ static inline enum pd_key_reason need(const struct frame *f, size_t off, size_t 
 {
 	if (off + n <= f->end)
 		return PD_KEY_OK;
-	return f->claimed <= f->len ? PD_KEY_BAD_LENGTH : PD_KEY_TRUNCATED;
+	return f->cut ? PD_KEY_TRUNCATED : PD_KEY_BAD_LENGTH;
 }
 
 /* The link header and VLAN tags: sets l2hdr, l3 and ethertype. Raw IP has no ethertype:
@@ -139,6 +144,7 @@ static enum pd_key_reason parse_ip(struct frame *f)
 			return PD_KEY_BAD_LENGTH;
 		f->version = 4;
 		f->claimed = f->l3 + tot;
+		f->cut = f->claimed > f->len;
 		f->proto = ip[9];
 		f->l4 = f->l3 + ihl;
 		f->nonfirst = (rd16(ip + 6) & 0x1fff) != 0;
@@ -155,6 +161,8 @@ static enum pd_key_reason parse_ip(struct frame *f)
 		/* Payload length 0 is a jumbogram (RFC 2675) or an offloaded capture: the
 		 * packet then ends with the frame. */
 		f->claimed = plen != 0 ? f->l3 + 40 + plen : f->len;
+		if (plen != 0) /* else the capture's length says */
+			f->cut = f->claimed > f->len;
 		f->proto = ip[6];
 		f->l4 = f->l3 + 40;
 		f->nonfirst = 0;
@@ -368,6 +376,7 @@ static enum pd_key_reason key_click(const struct pd_key_config *c, struct frame 
 	enum pd_key_reason r;
 	const uint8_t *pl, *t;
 	size_t doff, plen, m, tn = 0;
+	int whole;
 
 	if (f->version == 6) {
 		r = parse_ext(f);
@@ -399,6 +408,10 @@ static enum pd_key_reason key_click(const struct pd_key_config *c, struct frame 
 		tn++;
 	if (tn == 0)
 		return PD_KEY_NOT_HTTP;
+	/* A target that runs to the packet's end may go on past it: in the capture's cut
+	 * bytes, or in the next TCP segment. Its key (or the parameter's value, unless an
+	 * '&' ends it) could then stand for other clicks: no key. */
+	whole = tn < plen - http_methods[m].n;
 	put_srcip(f, key);
 	if (c->click_param[0] != '\0') {
 		const uint8_t *v;
@@ -406,9 +419,13 @@ static enum pd_key_reason key_click(const struct pd_key_config *c, struct frame 
 
 		if (!query_param(t, tn, c->click_param, &v, &vn))
 			return PD_KEY_NO_PARAM;
+		if (!whole && v + vn == t + tn)
+			return f->cut ? PD_KEY_TRUNCATED : PD_KEY_SPLIT_REQUEST;
 		memcpy(key + PD_KEY_SRCIP_LEN, v, vn);
 		*key_len = PD_KEY_SRCIP_LEN + vn;
 	} else {
+		if (!whole)
+			return f->cut ? PD_KEY_TRUNCATED : PD_KEY_SPLIT_REQUEST;
 		memcpy(key + PD_KEY_SRCIP_LEN, pl, http_methods[m].n + tn);
 		*key_len = PD_KEY_SRCIP_LEN + http_methods[m].n + tn;
 	}
@@ -560,9 +577,19 @@ static enum pd_key_reason key_packet(const struct pd_key_config *c, struct frame
 		 * store (byte stores here cost about 5 ns per key in XXH3). */
 		if (start == f->l3)
 			mask_header(h, f->version, c->ignore);
-		if (c->ignore & PD_IGNORE_TCP_SEQ)
+		if (c->ignore & PD_IGNORE_TCP_SEQ) {
+			/* the fields to zero past a cut: the whole packet's key would have
+			 * them zeroed, this one cannot */
+			if (f->cut && f->proto == IPPROTO_TCP_ && !f->nonfirst &&
+			    f->l4 + 20 > f->end)
+				return PD_KEY_TRUNCATED;
 			mask_tcp_seq(f, h + (f->l4 - start));
+		}
 	}
+	/* The key ends where the bytes in hand do: of a packet cut short it would stand for
+	 * every packet that differs only past the cut, unless the bytes compared end before */
+	if (f->cut && (c->compare_bytes == 0 || k < c->compare_bytes))
+		return PD_KEY_TRUNCATED;
 	if (c->compare_bytes != 0 && k > c->compare_bytes)
 		k = c->compare_bytes;
 	if (c->vlan == PD_VLAN_SEPARATE && c->from != PD_FROM_L2)
@@ -697,8 +724,8 @@ packet_fast(const struct pd_key_config *c, const uint8_t *p, size_t len, uint8_t
 	} else {
 		return 0;
 	}
-	if (end > len)
-		end = len;
+	if (end > len) /* cut short: the general parse says whether the key may be had */
+		return 0;
 	if (decap) { /* GRE, UDP to a tunnel's port, IPv6 extension headers: general */
 		const uint8_t proto = version == 4 ? ip[9] : ip[6];
 		const size_t l4 = l3 + (version == 4 ? 20 : 40);
@@ -715,12 +742,17 @@ packet_fast(const struct pd_key_config *c, const uint8_t *p, size_t len, uint8_t
 	return end - l3;
 }
 
-/* Both entry points, inlined into each: a call from one exported function to the other
+static enum pd_key_reason general(const struct pd_key_config *c, const uint8_t *frame,
+				  size_t len, int cut, uint8_t *key, size_t cap, size_t *key_len,
+				  struct pd_key_ip *ip);
+
+/* The entry points, inlined into each: a call from one exported function to the other
  * cost 0.6 ns a flow key (bench_keys, 3.9 -> 4.5 ns), the shared library's entry points
- * being interposable. */
+ * being interposable. @p cut (a constant but in pd_key_extract_cut): the frame is the
+ * start of a longer packet. */
 static inline __attribute__((always_inline)) enum pd_key_reason
-extract(const struct pd_key_config *c, const uint8_t *frame, size_t len, uint8_t *key,
-	size_t cap, size_t *key_len, struct pd_key_ip *ip)
+extract(const struct pd_key_config *c, const uint8_t *frame, size_t len, int cut,
+	uint8_t *key, size_t cap, size_t *key_len, struct pd_key_ip *ip)
 {
 	size_t n;
 
@@ -728,6 +760,10 @@ extract(const struct pd_key_config *c, const uint8_t *frame, size_t len, uint8_t
 		*ip = (struct pd_key_ip){0, 0, 0, 0};
 		return PD_KEY_BUFFER;
 	}
+	/* packet_fast cannot tell a jumbogram cut short: every packet key of a cut frame
+	 * (the flow key's headers are either in hand or said missing alike) */
+	if (cut && c->mode == PD_KEY_PACKET)
+		return general(c, frame, len, cut, key, cap, key_len, ip);
 	/* each fast path twice, with and without --decap's check (a constant): inline, the
 	 * check's load and branch cost the packet key 0.27 ns without --decap (bench_keys) */
 	if (c->mode == PD_KEY_FLOW && c->link == PD_LINK_ETHERNET)
@@ -738,9 +774,9 @@ extract(const struct pd_key_config *c, const uint8_t *frame, size_t len, uint8_t
 		n = c->decap == 0 ? packet_fast(c, frame, len, key, ip, 0) :
 				    packet_fast(c, frame, len, key, ip, 1);
 	else
-		return pd_key_extract_general_ip(c, frame, len, key, cap, key_len, ip);
+		return general(c, frame, len, cut, key, cap, key_len, ip);
 	if (n == 0)
-		return pd_key_extract_general_ip(c, frame, len, key, cap, key_len, ip);
+		return general(c, frame, len, cut, key, cap, key_len, ip);
 	*key_len = n;
 	return PD_KEY_OK;
 }
@@ -749,7 +785,7 @@ enum pd_key_reason pd_key_extract_ip(const struct pd_key_config *c, const uint8_
 				     size_t len, uint8_t *key, size_t cap, size_t *key_len,
 				     struct pd_key_ip *ip)
 {
-	return extract(c, frame, len, key, cap, key_len, ip);
+	return extract(c, frame, len, 0, key, cap, key_len, ip);
 }
 
 enum pd_key_reason pd_key_extract(const struct pd_key_config *c, const uint8_t *frame,
@@ -757,7 +793,14 @@ enum pd_key_reason pd_key_extract(const struct pd_key_config *c, const uint8_t *
 {
 	struct pd_key_ip ip;
 
-	return extract(c, frame, len, key, cap, key_len, &ip);
+	return extract(c, frame, len, 0, key, cap, key_len, &ip);
+}
+
+enum pd_key_reason pd_key_extract_cut(const struct pd_key_config *c, const uint8_t *frame,
+				      size_t len, size_t wire_len, uint8_t *key, size_t cap,
+				      size_t *key_len, struct pd_key_ip *ip)
+{
+	return extract(c, frame, len, wire_len > len, key, cap, key_len, ip);
 }
 
 enum pd_key_reason pd_key_extract_general(const struct pd_key_config *c, const uint8_t *frame,
@@ -765,13 +808,28 @@ enum pd_key_reason pd_key_extract_general(const struct pd_key_config *c, const u
 {
 	struct pd_key_ip ip;
 
-	return pd_key_extract_general_ip(c, frame, len, key, cap, key_len, &ip);
+	return general(c, frame, len, 0, key, cap, key_len, &ip);
+}
+
+enum pd_key_reason pd_key_extract_general_ip(const struct pd_key_config *c,
+					     const uint8_t *frame, size_t len, uint8_t *key,
+					     size_t cap, size_t *key_len, struct pd_key_ip *ip)
+{
+	return general(c, frame, len, 0, key, cap, key_len, ip);
+}
+
+enum pd_key_reason pd_key_extract_general_cut(const struct pd_key_config *c,
+					      const uint8_t *frame, size_t len, size_t wire_len,
+					      uint8_t *key, size_t cap, size_t *key_len,
+					      struct pd_key_ip *ip)
+{
+	return general(c, frame, len, wire_len > len, key, cap, key_len, ip);
 }
 
 /* What need() says of a header that runs past the packet's end. */
 static inline enum pd_key_reason cut_reason(const struct frame *f)
 {
-	return f->claimed <= f->len ? PD_KEY_BAD_LENGTH : PD_KEY_TRUNCATED;
+	return f->cut ? PD_KEY_TRUNCATED : PD_KEY_BAD_LENGTH;
 }
 
 /* One more tunnel opened, of flag kind: in ip's list; PD_KEY_TOO_DEEP past the last. */
@@ -805,8 +863,11 @@ static enum pd_key_reason decap(const struct pd_key_config *c, struct frame *f,
 		enum pd_key_reason d;
 
 		if (r == PD_KEY_OK) {
-			if (f->version == 6 && parse_ext(f) != PD_KEY_OK)
-				return r; /* the key's parse says why, where it needs L4 */
+			/* An extension chain that fails: the key's parse says why where it
+			 * needs L4. Cut short, what follows may be a tunnel: no key of the
+			 * outer packet then (as pd_decap_l4 for a UDP header cut short). */
+			if (f->version == 6 && (d = parse_ext(f)) != PD_KEY_OK)
+				return d == PD_KEY_TRUNCATED ? d : r;
 			if (f->fragment)
 				return r; /* a fragment's payload is incomplete: keyed as is */
 			d = pd_decap_l4(c, f->p, f->l4, f->end, f->proto, cut_reason(f), &t);
@@ -848,9 +909,10 @@ static enum pd_key_reason decap(const struct pd_key_config *c, struct frame *f,
 	}
 }
 
-enum pd_key_reason pd_key_extract_general_ip(const struct pd_key_config *c,
-					     const uint8_t *frame, size_t len, uint8_t *key,
-					     size_t cap, size_t *key_len, struct pd_key_ip *ip)
+/* The parse of every frame (the fast paths' fallback) */
+static enum pd_key_reason general(const struct pd_key_config *c, const uint8_t *frame,
+				  size_t len, int cut, uint8_t *key, size_t cap, size_t *key_len,
+				  struct pd_key_ip *ip)
 {
 	struct frame f;
 	enum pd_key_reason r;
@@ -860,6 +922,7 @@ enum pd_key_reason pd_key_extract_general_ip(const struct pd_key_config *c,
 		return PD_KEY_BUFFER;
 	f.p = frame;
 	f.len = len;
+	f.cut = cut;
 	f.version = 0;
 	f.nonfirst = 0;
 	f.fragment = 0;

@@ -14,6 +14,11 @@ pd_key_extract_general(const struct pd_key_config *c, const uint8_t *frame, size
 __attribute__((visibility("hidden"))) enum pd_key_reason
 pd_key_extract_general_ip(const struct pd_key_config *c, const uint8_t *frame, size_t len,
 			  uint8_t *key, size_t cap, size_t *key_len, struct pd_key_ip *ip);
+/* And of a frame cut short (pd_key_extract_cut). */
+__attribute__((visibility("hidden"))) enum pd_key_reason
+pd_key_extract_general_cut(const struct pd_key_config *c, const uint8_t *frame, size_t len,
+			   size_t wire_len, uint8_t *key, size_t cap, size_t *key_len,
+			   struct pd_key_ip *ip);
 
 /* A tunnel's payload (decap.c): where it starts in the frame's bytes, what it is
  * (0x6558 Ethernet; 0x0800, 0x86dd or 0 IP, by its first nibble; 0x8847 or 0x8848 an

@@ -7,8 +7,11 @@
  * the input's size and the key buffer is exactly PD_KEY_BUF_LEN(len) bytes, so ASan
  * reports any read or write one byte out. Flow and packet keys are also extracted by the
  * general parse alone (pd_key_extract_general), which must give the same reason and key
- * as the fast paths for common frames, and the same IP header for a mark. Built and run
- * by scripts/fuzz.sh.
+ * as the fast paths for common frames, and the same IP header for a mark. And the frame's
+ * first bytes (as many as the first two input bytes pick), as a capture cut at a snap
+ * length gives them (pd_key_extract_cut): a key, when they have one, must be the whole
+ * frame's, by the fast paths and the general parse alike. Built and run by
+ * scripts/fuzz.sh.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -98,6 +101,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    gip.walk != ip.walk || gip.encaps != ip.encaps)
 			abort(); /* the fast path and the general parse disagree */
 		free(g);
+	}
+	if (len > 0) {
+		/* exactly the bytes kept, so that ASan sees a read past them */
+		const size_t kept = (size_t)(data[0] ^ data[1]) % len;
+		uint8_t *cut = malloc(kept ? kept : 1), *ck = malloc(PD_KEY_BUF_LEN(kept));
+		uint8_t *gk = malloc(PD_KEY_BUF_LEN(kept));
+		size_t cklen = 0, gklen = 0;
+		enum pd_key_reason cr, gr;
+		struct pd_key_ip cip;
+
+		if (cut == NULL || ck == NULL || gk == NULL)
+			abort();
+		memcpy(cut, data + 2, kept);
+		cr = pd_key_extract_cut(&c, cut, kept, len, ck, PD_KEY_BUF_LEN(kept), &cklen, &cip);
+		gr = pd_key_extract_general_cut(&c, cut, kept, len, gk, PD_KEY_BUF_LEN(kept),
+						&gklen, &cip);
+		if (cr != gr || (cr == PD_KEY_OK && (gklen != cklen || memcmp(gk, ck, cklen) != 0)))
+			abort(); /* the fast path and the general parse disagree */
+		if (cr == PD_KEY_OK && (r != PD_KEY_OK || cklen != klen || memcmp(ck, key, klen) != 0))
+			abort(); /* a cut frame's key that is not its whole packet's */
+		free(cut);
+		free(ck);
+		free(gk);
 	}
 	free(key);
 	return 0;

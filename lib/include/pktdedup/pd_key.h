@@ -23,7 +23,9 @@
  *             all), IPv6 8-23 and 24-39 (40 bytes)
  *     srcip:  0 version  1-3 zero  4-19 source address
  *     click:  the 20 srcip bytes, then "METHOD TARGET" (e.g. "GET /ad?id=7"), or with a
- *             click parameter only that parameter's value
+ *             click parameter only that parameter's value. A target (or the value
+ *             ending it) that runs to the packet's end may go on in the next segment:
+ *             no key (PD_KEY_SPLIT_REQUEST; PD_KEY_TRUNCATED when the capture cut it)
  *     packet: from L3, the IP packet up to its IP length (Ethernet padding excluded) with
  *             the ignored fields zeroed; from L2, the MAC addresses (zero with
  *             PD_IGNORE_MAC), the tags (unless VLANs are ignored), the ethertype, then
@@ -32,7 +34,9 @@
  *             rest of the frame; from L2, the L2 header as above then the rest.
  *             PD_IGNORE_TCP_SEQ zeroes the TCP sequence and acknowledgement numbers and
  *             the TCP checksum (which changes with them). compare_bytes keeps the first
- *             N bytes.
+ *             N bytes. A packet whose bytes end before it does (its IP length, or the
+ *             capture's original length: pd_key_extract_cut) has no key
+ *             (PD_KEY_TRUNCATED) unless the compare_bytes are in hand.
  *     any:    with PD_VLAN_SEPARATE (and not packet from L2, where the tags are in the
  *             bytes) the 12-bit VLAN IDs of the tag stack follow, 2 bytes each, outer
  *             first
@@ -185,7 +189,7 @@ const char *pd_key_decap_name(unsigned i);
 /** Why a frame gave no key. X-macro: enum suffix, short name, message. */
 #define PD_KEY_REASONS(X)                                                                       \
 	X(OK, "ok", "ok")                                                                       \
-	X(TRUNCATED, "truncated", "truncated: a header runs past the end of the frame")         \
+	X(TRUNCATED, "truncated", "truncated: the key needs bytes past the end of the frame")   \
 	X(BAD_VERSION, "bad-version", "IP version does not match the ethertype")                \
 	X(BAD_IHL, "bad-ihl", "IPv4 header length below 20 bytes")                              \
 	X(BAD_LENGTH, "bad-length", "IP length shorter than its headers")                       \
@@ -199,7 +203,8 @@ const char *pd_key_decap_name(unsigned i);
 	X(BUFFER, "buffer", "key buffer smaller than PD_KEY_BUF_LEN(len)")                      \
 	X(BAD_TUNNEL, "bad-tunnel", "a tunnel header to open is malformed or its payload unknown") \
 	X(TOO_DEEP, "too-deep", "tunnels nested deeper than PD_KEY_MAX_DECAP, or MPLS labels"    \
-	  " beyond PD_KEY_MAX_LABELS")
+	  " beyond PD_KEY_MAX_LABELS")                                                          \
+	X(SPLIT_REQUEST, "split-request", "the HTTP request target runs past the packet's end")
 
 enum pd_key_reason {
 #define PD_KEY_REASON_ENUM(id, name, msg) PD_KEY_##id,
@@ -268,6 +273,21 @@ PD_API
 enum pd_key_reason pd_key_extract_ip(const struct pd_key_config *c, const uint8_t *frame,
 				     size_t len, uint8_t *key, size_t cap, size_t *key_len,
 				     struct pd_key_ip *ip);
+
+/**
+ * pd_key_extract_ip() of a frame captured in part: its first @p len bytes of @p wire_len
+ * on the wire (a capture's snap length cut it; pcap's caplen and len). The flow and
+ * source-IP keys need only headers. The packet key needs every byte it covers: a frame
+ * cut before its packet's end is PD_KEY_TRUNCATED, unless c->compare_bytes of the key
+ * are in hand (packets that differ past a cut would otherwise share a key: a copy's
+ * verdict for a unique packet). So is a click whose request target the cut ends. The IP
+ * length already tells an IP packet cut short; @p wire_len tells it of other frames and
+ * of IPv6 jumbograms. @p wire_len <= @p len: pd_key_extract_ip().
+ */
+PD_API
+enum pd_key_reason pd_key_extract_cut(const struct pd_key_config *c, const uint8_t *frame,
+				      size_t len, size_t wire_len, uint8_t *key, size_t cap,
+				      size_t *key_len, struct pd_key_ip *ip);
 
 /** "flow", "srcip", "click", "packet"; NULL for an invalid value. */
 PD_API
