@@ -166,8 +166,9 @@ def ip_cut(p, wire_cut):
 
 
 def http_target(p):
-    """(method, target, whole): whole when a space or line end ends the target inside
-    the packet; else it may go on in the next segment or in bytes the capture cut."""
+    """(method, target, whole, payload, n): whole when a space or line end ends the
+    target inside the packet (else it may go on in the next segment or in bytes the
+    capture cut); the TCP payload held, and its length by the IP length."""
     ip = ip_layer(p)
     proto, nonfirst, up = l4_info(ip)
     if nonfirst:
@@ -186,12 +187,50 @@ def http_target(p):
         target = target.split(stop, 1)[0]
     if not target:
         raise NoKey("not-http")
-    return method, target, len(target) < len(rest)
+    ip_end = ip.len if isinstance(ip, IP) else 40 + ip.plen
+    n = ip_end - (l4_offset(ip)[0] + up.dataofs * 4)
+    return method, target, len(target) < len(rest), payload, n
+
+
+def requests(held, n):
+    """How many requests a TCP payload holds, `held` of its n bytes (n None: cut, its
+    length not known): 1, 2 (bytes past the first request's header block and the body its
+    Content-Length gives, or a body whose end Transfer-Encoding or a bad Content-Length
+    hides), 0 (cut inside the header block). The header block ends at the first empty
+    line, lines ending in LF or CRLF."""
+    lines = held.split(b"\n")
+    if len(lines) == 1:
+        return 0 if n is None or len(held) < n else 1
+    pos, body, bad = len(lines[0]) + 1, 0, False
+    for line in lines[1:-1]:  # every line ended by LF; the last has none
+        pos += len(line) + 1
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if not line:
+            break
+        name, sep, value = line.partition(b":")
+        if sep and name.lower() == b"transfer-encoding":
+            bad = True
+        elif sep and name.lower() == b"content-length":
+            value = value.strip(b" \t")
+            bad = bad or not value.isdigit()
+            body = int(value) if value.isdigit() else 0
+    else:  # no empty line: the header block goes on
+        return 0 if n is None or len(held) < n else 1
+    if pos == n:
+        return 1
+    return 2 if bad or n is None or body < n - pos else 1
 
 
 def key_click(p, param=None, wire_cut=False):
-    method, target, whole = http_target(p)
-    split = NoKey("truncated" if ip_cut(p, wire_cut) else "split-request")
+    method, target, whole, payload, n = http_target(p)
+    cut = ip_cut(p, wire_cut)
+    count = requests(payload, n if not cut or n > len(payload) else None)
+    if count == 0:
+        raise NoKey("truncated")
+    if count == 2:
+        raise NoKey("several-requests")
+    split = NoKey("truncated" if cut else "split-request")
     if param is None:
         if not whole:
             raise split
@@ -335,8 +374,12 @@ def eth(t=None):
     return Ether(src=MAC_A, dst=MAC_B) if t is None else Ether(src=MAC_A, dst=MAC_B, type=t)
 
 
-def http(method_line, extra=b""):
-    return Raw(method_line + b"\r\nHost: ads.example\r\nUser-Agent: t\r\n\r\n" + extra)
+def http(method_line, body=b"", headers=b""):
+    """A request; a body comes with its Content-Length unless headers are given."""
+    if body and not headers:
+        headers = b"Content-Length: %d\r\n" % len(body)
+    return Raw(method_line + b"\r\nHost: ads.example\r\nUser-Agent: t\r\n" + headers +
+               b"\r\n" + body)
 
 
 def parse_cases():
@@ -415,6 +458,32 @@ def parse_cases():
               Raw(b"GET /old?id=1"), {}))
     c.append(("http-split-param-ended", eth() / IP(**v4) /
               TCP(sport=50010, dport=80, flags="PA") / Raw(b"GET /c?id=9&utm=abc"), {}))
+    # a segment of two requests (pipelined, or coalesced in a retransmission): a key of
+    # the first would drop the second's click with it
+    second = bytes(http(b"GET /c?id=10 HTTP/1.1"))
+    c.append(("http-two-gets", eth() / IP(**v4) / TCP(sport=50012, dport=80, flags="PA") /
+              Raw(bytes(http(b"GET /c?id=9 HTTP/1.1")) + second), {}))
+    c.append(("http-post-then-get", eth() / IP(**v4) /
+              TCP(sport=50013, dport=80, flags="PA") /
+              Raw(bytes(http(b"POST /c?id=9 HTTP/1.1", b"a=1&b=2")) + second), {}))
+    # bodies whose end the headers do not tell: none given, chunked, a bad length
+    c.append(("http-body-no-length", eth() / IP(**v4) / TCP(sport=50014, dport=80) /
+              http(b"POST /c?id=9 HTTP/1.1", b"x=1", b"X-A: b\r\n"), {}))
+    c.append(("http-chunked", eth() / IP(**v4) / TCP(sport=50015, dport=80) /
+              http(b"POST /c?id=9 HTTP/1.1", b"3\r\nx=1\r\n0\r\n\r\n",
+                   b"Transfer-Encoding: chunked\r\n"), {}))
+    c.append(("http-bad-length", eth() / IP(**v4) / TCP(sport=50016, dport=80) /
+              http(b"POST /c?id=9 HTTP/1.1", b"x=1", b"content-LENGTH: 3x\r\n"), {}))
+    # chunked with a Content-Length that covers the bytes (chunks rule: not told); and
+    # chunked, its body in the next segment (nothing past the header block: one)
+    c.append(("http-chunked-and-length", eth() / IP(**v4) / TCP(sport=50020, dport=80) /
+              http(b"POST /c?id=9 HTTP/1.1", b"3\r\nx=1\r\n0\r\n\r\n",
+                   b"Transfer-Encoding: chunked\r\nContent-Length: 15\r\n"), {}))
+    c.append(("http-chunked-headers-only", eth() / IP(**v4) / TCP(sport=50021, dport=80) /
+              http(b"POST /c?id=9 HTTP/1.1", b"", b"Transfer-Encoding: chunked\r\n"), {}))
+    # LF line ends, a body past the segment (its Content-Length larger), a lower-case name
+    c.append(("http-lf-long-body", eth() / IP(**v4) / TCP(sport=50017, dport=80) /
+              Raw(b"POST /c?id=9 HTTP/1.1\nHost: a\ncontent-length:  40 \n\nx=1"), {}))
     c.append(("tcp-not-http", eth() / IP(**v4) / TCP(sport=50007, dport=80, flags="PA") /
               Raw(b"GETX / HTTP/1.1\r\n"), {}))
     c.append(("tcp-lowercase", eth() / IP(**v4) / TCP(sport=50008, dport=80, flags="PA") /
@@ -518,6 +587,16 @@ def snap_cases():
     # cut in the id's value, then in x's (the id ended by its '&')
     c.append(("snap-http-in-param", tcp, 54 + req.index(b"345"), {}))
     c.append(("snap-http-after-param", tcp, 54 + req.index(b"cdef"), {}))
+    c.append(("snap-http-in-headers", tcp, 54 + req.index(b"Host"), {}))
+    # a POST cut in its body: one request, its IP length says; with a request after
+    # it, cut in the body (the IP length says more follows) and in the second request
+    post = bytes(http(b"POST /c?id=7 HTTP/1.1", b"b" * 40))
+    tcp2 = eth() / IP(**v4) / TCP(sport=50018, dport=80, flags="PA") / Raw(post)
+    c.append(("snap-http-in-body", tcp2, 54 + post.index(b"bbbb") + 10, {}))
+    two = post + bytes(http(b"GET /c?id=8 X"))
+    tcp3 = eth() / IP(**v4) / TCP(sport=50019, dport=80, flags="PA") / Raw(two)
+    c.append(("snap-http-body-then-more", tcp3, 54 + two.index(b"bbbb") + 10, {}))
+    c.append(("snap-http-second", tcp3, 54 + two.index(b"GET") + 5, {}))
     return c
 
 

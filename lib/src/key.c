@@ -370,6 +370,74 @@ static int query_param(const uint8_t *t, size_t n, const char *name, const uint8
 	return 0;
 }
 
+/* Header @p name (lower case) in line l[0..n)? Its value, after the colon and blanks. */
+static int header_is(const uint8_t *l, size_t n, const char *name, const uint8_t **v,
+		     size_t *vn)
+{
+	size_t k = strlen(name), i;
+
+	if (n <= k || l[k] != ':')
+		return 0;
+	for (i = 0; i < k; i++)
+		if ((l[i] >= 'A' && l[i] <= 'Z' ? l[i] + 32 : l[i]) != (uint8_t)name[i])
+			return 0;
+	for (i = k + 1; i < n && (l[i] == ' ' || l[i] == '\t'); i++)
+		;
+	*v = l + i;
+	*vn = n - i;
+	return 1;
+}
+
+/*
+ * How many requests a click's segment holds: its payload pl, `held` bytes of `n` (n >
+ * held: a capture cut it; SIZE_MAX: cut, and how much it held not known). A request's
+ * header block ends at its first empty line (CRLF or LF); its body is what its
+ * Content-Length says (none without). 1: one request, its header block or body going on
+ * past the segment or ending with it. 2: bytes past it (a second request, pipelined or
+ * coalesced in a retransmission, whose click a key of the first would drop as a copy),
+ * or past a header block whose body's end cannot be told (Transfer-Encoding, a bad
+ * Content-Length). 0: the cut ends inside the header block, before what would tell.
+ */
+static int requests(const uint8_t *pl, size_t held, size_t n)
+{
+	size_t i = 0;
+	uint64_t body = 0; /* past 2^40 it stops growing: it is past any segment */
+	int first = 1, bad = 0;
+
+	for (;;) {
+		const uint8_t *nl = memchr(pl + i, '\n', held - i), *v;
+		size_t end, len, vn;
+
+		if (nl == NULL)
+			return held < n ? 0 : 1; /* the header block goes on */
+		end = (size_t)(nl - pl);
+		len = end - i - (end > i && pl[end - 1] == '\r');
+		if (!first && len == 0) {
+			i = end + 1;
+			break;
+		}
+		if (!first && header_is(pl + i, len, "transfer-encoding", &v, &vn)) {
+			bad = 1;
+		} else if (!first && header_is(pl + i, len, "content-length", &v, &vn)) {
+			size_t d = 0;
+
+			body = 0;
+			for (; d < vn && v[d] >= '0' && v[d] <= '9'; d++)
+				if (body < (1ull << 40))
+					body = body * 10 + (uint64_t)(v[d] - '0');
+			bad |= d == 0; /* no digits */
+			while (d < vn && (v[d] == ' ' || v[d] == '\t'))
+				d++;
+			bad |= d != vn; /* not digits alone */
+		}
+		first = 0;
+		i = end + 1;
+	}
+	if (i == n)
+		return 1;
+	return bad || n == SIZE_MAX || body < (uint64_t)(n - i) ? 2 : 1;
+}
+
 static enum pd_key_reason key_click(const struct pd_key_config *c, struct frame *f,
 				    uint8_t *key, size_t *key_len)
 {
@@ -412,6 +480,17 @@ static enum pd_key_reason key_click(const struct pd_key_config *c, struct frame 
 	 * bytes, or in the next TCP segment. Its key (or the parameter's value, unless an
 	 * '&' ends it) could then stand for other clicks: no key. */
 	whole = tn < plen - http_methods[m].n;
+	/* one request's click in the segment, or the key would drop the others with it;
+	 * the payload's length is its IP packet's (SIZE_MAX: cut, the length not told) */
+	switch (requests(pl, plen, !f->cut ? plen : f->claimed > f->len ?
+				   f->claimed - (f->l4 + doff) : SIZE_MAX)) {
+	case 0:
+		return PD_KEY_TRUNCATED;
+	case 2:
+		return PD_KEY_SEVERAL_REQUESTS;
+	default:
+		break;
+	}
 	put_srcip(f, key);
 	if (c->click_param[0] != '\0') {
 		const uint8_t *v;

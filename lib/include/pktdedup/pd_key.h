@@ -25,7 +25,10 @@
  *     click:  the 20 srcip bytes, then "METHOD TARGET" (e.g. "GET /ad?id=7"), or with a
  *             click parameter only that parameter's value. A target (or the value
  *             ending it) that runs to the packet's end may go on in the next segment:
- *             no key (PD_KEY_SPLIT_REQUEST; PD_KEY_TRUNCATED when the capture cut it)
+ *             no key (PD_KEY_SPLIT_REQUEST; PD_KEY_TRUNCATED when the capture cut it).
+ *             Nor has a segment with bytes past its first request's header block and
+ *             Content-Length body (PD_KEY_SEVERAL_REQUESTS): a second request's click
+ *             would go with the first's
  *     packet: from L3, the IP packet up to its IP length (Ethernet padding excluded) with
  *             the ignored fields zeroed; from L2, the MAC addresses (zero with
  *             PD_IGNORE_MAC), the tags (unless VLANs are ignored), the ethertype, then
@@ -204,7 +207,9 @@ const char *pd_key_decap_name(unsigned i);
 	X(BAD_TUNNEL, "bad-tunnel", "a tunnel header to open is malformed or its payload unknown") \
 	X(TOO_DEEP, "too-deep", "tunnels nested deeper than PD_KEY_MAX_DECAP, or MPLS labels"    \
 	  " beyond PD_KEY_MAX_LABELS")                                                          \
-	X(SPLIT_REQUEST, "split-request", "the HTTP request target runs past the packet's end")
+	X(SPLIT_REQUEST, "split-request", "the HTTP request target runs past the packet's end") \
+	X(SEVERAL_REQUESTS, "several-requests", "the segment holds more than one HTTP request"  \
+	  " (or a body whose end it does not tell)")
 
 enum pd_key_reason {
 #define PD_KEY_REASON_ENUM(id, name, msg) PD_KEY_##id,
