@@ -10,7 +10,10 @@
 #    frames read so far written, the snapshot too, and a summary that says it; SIGUSR1:
 #    the counter line, and the run goes on.
 #  - a worker thread that cannot be made (a user id of its own, ulimit -u 2): status 1
-#    with the reason and the fix, and no hang (the threads already made are sent back).
+#    with the reason and the fix, and no hang (the threads already made are sent back);
+#  - a capture cut at a snap length (editcap -s 80): the packet key withholds the frames
+#    cut inside their packet, said; the flow key and --compare-bytes 40 give the whole
+#    capture's verdicts.
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
 tmp=$(mktemp -d)
