@@ -424,3 +424,36 @@ print("ok: count with software dispatch, a pair of ports: every frame out, %d an
       "duplicates counted against the ports they came from" % (ports[0]["duplicate"],
       ports[1]["duplicate"]))
 PY
+
+# --unparseable drop with the click key on pcap/keys.pcap: the frames kept are those the
+# generator's keys say (pcap_tool.py expect-keep, as a port gives them: whole): the first
+# of each click, and the requests that go on in another segment or share one, which are
+# clicks the key cannot judge (passed unchecked); every other keyless frame dropped. One
+# worker, frame for frame; two with software dispatch (drop, then count, whose keyless
+# frames take the other way out), by the counts.
+keys=$root/pcap/keys.pcap
+run "$keys" "$tmp/clicks.pcap" "$tmp/clicks.json" --filter exact --key click \
+	--unparseable drop
+$tool expect-keep "$keys" "$root/pcap/keys.click.txt" whole >"$tmp/want.txt"
+$tool frames "$tmp/clicks.pcap" | cmp -s - "$tmp/want.txt" ||
+	{ echo "FAIL: --key click --unparseable drop: not the frames expected" >&2; exit 1; }
+read -r nk ok distinct unjudged < <(awk '!/^#/ { n++; if ($3 == "ok") { ok++; if (!seen[$4]++) d++ }
+	if ($3 == "split-request" || $3 == "several-requests") u++ }
+	END { print n, ok, d, u }' "$root/pcap/keys.click.txt")
+$tool split "$keys" 2 "$tmp/kpart"
+for action in drop count; do
+	until_rx "$nk" "$bin" --no-huge -m 768 --no-pci --no-shconf --file-prefix "$prefix" \
+		--log-level '*:warning' --lcores '(0-1)@0' \
+		--vdev "net_pcap0,rx_pcap=$tmp/kpart.0.pcap,rx_pcap=$tmp/kpart.1.pcap,tx_pcap=$tmp/k0.pcap,tx_pcap=$tmp/k1.pcap" \
+		-- --ports 0 --dispatch software --filter exact --key click --unparseable drop \
+		--action "$action" --stats-json "$tmp/kd.json" ||
+		{ echo "FAIL: clicks, 2 workers, $action: $(cat "$tmp/err")" >&2; exit 1; }
+	want=$((distinct + unjudged))
+	[ "$action" = drop ] || want=$((ok + unjudged))
+	[ "$(json "$tmp/kd.json" tx)" -eq "$want" ] && [ "$(json "$tmp/kd.json" rx)" -eq "$nk" ] &&
+		[ "$(json "$tmp/kd.json" dropped)" -eq $((nk - want)) ] ||
+		{ echo "FAIL: clicks, 2 workers, $action: $(cat "$tmp/kd.json")" >&2; exit 1; }
+done
+echo "ok: --key click --unparseable drop: the first of each of $distinct clicks and the" \
+	"$unjudged the key cannot judge kept, the other keyless frames dropped; with 2" \
+	"workers (software dispatch) too, drop and count"

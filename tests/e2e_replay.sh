@@ -12,8 +12,9 @@
 #  - a worker thread that cannot be made (a user id of its own, ulimit -u 2): status 1
 #    with the reason and the fix, and no hang (the threads already made are sent back);
 #  - a capture cut at a snap length (editcap -s 80): the packet key withholds the frames
-#    cut inside their packet, said; the flow key and --compare-bytes 40 give the whole
-#    capture's verdicts.
+#    cut inside their packet, said, and --unparseable drop keeps them; the flow key and
+#    --compare-bytes 40 give the whole capture's verdicts; clicks that span segments or
+#    share one are kept by --unparseable drop too.
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
 tmp=$(mktemp -d)
@@ -337,8 +338,9 @@ $tool frames "$tmp/s80.out.pcap" | cmp -s - "$tmp/want.txt" ||
 	fail "snap 80, packet key: not the frames expected"
 cut=$(/usr/bin/python3 -c 'import json, sys
 print(json.load(open(sys.argv[1]))["total"]["unparseable_reasons"]["truncated"])' "$tmp/s80.json")
+incut=$($tool count-cut "$in" 80)
 grep -q "frames are shorter than their packets (a snap length cut them; the first holds 80 of" \
-	"$tmp/s80.err" && grep -q "the packet key needs bytes cut, and $cut frames passed unchecked" \
+	"$tmp/s80.err" && grep -q "the packet key needs bytes cut from $incut: those passed unchecked" \
 	"$tmp/s80.err" || { cat "$tmp/s80.err" >&2; fail "snap 80: no warning of the frames cut"; }
 $tool expect-drop "$in" "$exp" flow | cut -c1-160 >"$tmp/want.txt"
 "$bin" --pcap-in "$tmp/s80.pcap" --pcap-out "$tmp/s80.flow.pcap" --key flow >/dev/null \
@@ -346,10 +348,24 @@ $tool expect-drop "$in" "$exp" flow | cut -c1-160 >"$tmp/want.txt"
 $tool frames "$tmp/s80.flow.pcap" | cmp -s - "$tmp/want.txt" ||
 	fail "snap 80, flow key: not the whole capture's verdicts"
 ! grep -q "shorter than their packets" "$tmp/s80.err" || fail "snap 80, flow key: warned"
+# --unparseable drop drops the frames without a key for what they are, not those cut
+"$bin" --pcap-in "$tmp/s80.pcap" --pcap-out "$tmp/s80.drop.pcap" --unparseable drop \
+	>/dev/null 2>&1 || fail "snap 80, --unparseable drop: status $?"
+$tool expect-snap "$in" "$exp" packet 80 drop >"$tmp/want.txt"
+$tool frames "$tmp/s80.drop.pcap" | cmp -s - "$tmp/want.txt" ||
+	fail "snap 80, --unparseable drop: not the frames expected"
+# nor clicks split over segments, several in one, or cut: pcap/keys.pcap, its frames
+# as the generator keys them (pcap_tool.py expect-keep)
+"$bin" --pcap-in "$root/pcap/keys.pcap" --pcap-out "$tmp/clicks.pcap" --key click \
+	--filter exact --unparseable drop >/dev/null 2>&1 || fail "clicks: status $?"
+$tool expect-keep "$root/pcap/keys.pcap" "$root/pcap/keys.click.txt" >"$tmp/want.txt"
+$tool frames "$tmp/clicks.pcap" | cmp -s - "$tmp/want.txt" ||
+	fail "--key click --unparseable drop: not the clicks expected"
 "$bin" --pcap-in "$in" --pcap-out "$tmp/w40.pcap" --compare-bytes 40 2>/dev/null
 "$bin" --pcap-in "$tmp/s80.pcap" --pcap-out "$tmp/s40.pcap" --compare-bytes 40 2>/dev/null
 $tool frames "$tmp/w40.pcap" | cut -c1-160 >"$tmp/want.txt"
 $tool frames "$tmp/s40.pcap" | cmp -s - "$tmp/want.txt" ||
 	fail "snap 80, --compare-bytes 40: not the whole capture's verdicts"
-echo "ok: a capture cut at 80 bytes: no packet key for frames cut in their packet ($cut" \
-	"truncated), said; the flow key and --compare-bytes 40 give the whole capture's verdicts"
+echo "ok: a capture cut at 80 bytes: no packet key for the $incut frames cut in their packet" \
+	"($cut truncated in all), said, and kept with --unparseable drop; the flow key and --compare-bytes" \
+	"40 give the whole capture's verdicts; clicks split, several or cut kept too"

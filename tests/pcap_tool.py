@@ -5,11 +5,23 @@ with pktdedup):
 
     pcap_tool.py frames FILE                      hex of every frame, one per line
     pcap_tool.py expect-drop IN EXPECTED VARIANT  frames of IN that are not duplicates
-    pcap_tool.py expect-snap IN EXPECTED VARIANT SNAP
+    pcap_tool.py expect-snap IN EXPECTED VARIANT SNAP [drop]
                                                   IN cut at SNAP bytes (editcap -s), the
                                                   packet key: frames cut inside their
                                                   packet (by its IP length; not IP: the
-                                                  frame) kept, the others as EXPECTED
+                                                  frame) kept, the others as EXPECTED;
+                                                  with drop (--unparseable drop) those
+                                                  with no key and not cut left out
+    pcap_tool.py count-cut IN SNAP                how many frames of IN a cut at SNAP
+                                                  bytes cuts inside their packet
+    pcap_tool.py expect-keep IN KEYS [whole]      frames of IN kept by --unparseable drop
+                                                  with KEYS (gen_fixtures.py's expected
+                                                  keys of IN): the first of each key, and
+                                                  those whose key needs bytes the packet
+                                                  has (split-request, several-requests,
+                                                  truncated where the record's original
+                                                  length is longer; with whole, as a port
+                                                  gives them, never)
     pcap_tool.py expect-mark IN EXPECTED VARIANT DSCP
                                                   every frame of IN, the duplicates with
                                                   DSCP set and the IPv4 checksum redone
@@ -42,15 +54,17 @@ import struct
 import sys
 
 
-def records(path):
-    """(seconds, fraction, frame) of every record of a pcap file."""
+def records(path, wire=False):
+    """(seconds, fraction, frame) of every record of a pcap file; with wire, its
+    original length too."""
     data = open(path, "rb").read()
     magic = struct.unpack("<I", data[:4])[0]
     end = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
     off, out = 24, []
     while off + 16 <= len(data):
-        sec, frac, caplen = struct.unpack(end + "III", data[off:off + 12])
-        out.append((sec, frac, data[off + 16:off + 16 + caplen]))
+        sec, frac, caplen, orig = struct.unpack(end + "IIII", data[off:off + 16])
+        frame = data[off + 16:off + 16 + caplen]
+        out.append((sec, frac, frame, orig) if wire else (sec, frac, frame))
         off += 16 + caplen
     return out
 
@@ -157,7 +171,9 @@ def expected(path, variant):
 def packet_end(frame):
     """Where a frame's packet ends: Ethernet, VLAN tags, then the IPv4 total length or
     the IPv6 payload length (RFC 791, 8200; 0, a jumbogram: the frame); the frame's end
-    for anything else."""
+    for anything else (a frame shorter than an Ethernet header too)."""
+    if len(frame) < 14:
+        return len(frame)
     off, et = 14, struct.unpack("!H", frame[12:14])[0]
     while et in (0x8100, 0x88A8, 0x9100) and len(frame) >= off + 4:
         et = struct.unpack("!H", frame[off + 2:off + 4])[0]
@@ -211,9 +227,24 @@ def main():
     elif cmd == "expect-snap":
         fl = expected(sys.argv[3], sys.argv[4])
         snap = int(sys.argv[5])
+        drop = sys.argv[6:] == ["drop"]
         for f, d in zip(frames(sys.argv[2]), fl):
-            if d != "1" or snap < min(len(f), packet_end(f)):
+            cut = snap < min(len(f), packet_end(f))
+            if cut or d == "0" or (d == "-" and not drop):
                 print(f[:snap].hex())
+    elif cmd == "count-cut":
+        snap = int(sys.argv[3])
+        print(sum(1 for f in frames(sys.argv[2]) if snap < min(len(f), packet_end(f))))
+    elif cmd == "expect-keep":
+        seen = set()
+        for (_, _, f, orig), line in zip(records(sys.argv[2], wire=True),
+                                         (l for l in open(sys.argv[3]) if l[0] != "#")):
+            reason, key = (line.split() + [None])[2:4]
+            if (reason == "ok" and key not in seen) or \
+                    reason in ("split-request", "several-requests") or \
+                    (reason == "truncated" and orig > len(f) and sys.argv[4:] != ["whole"]):
+                print(f.hex())
+            seen.add(key)
     elif cmd == "expect-mark":
         fl = expected(sys.argv[3], sys.argv[4])
         dscp = int(sys.argv[5])

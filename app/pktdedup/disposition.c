@@ -13,9 +13,9 @@ _Static_assert(PD_CLASS_COUNT <= sizeof(((struct pd_app *)0)->next), "pd_app.nex
  * The options as a table. A duplicate: --action count forwards it; drop frees it, or
  * sends it out of --dup-port; mark writes the DSCP and forwards it, or sends it out of
  * --dup-port. Replay's --dup-out is a copy beside whatever else happens, written as it
- * came (before the mark). Kept frames, allowed copies and bypassed frames go on; keyless
- * ones too, unless --unparseable drop. (options.c refuses --dup-port with --action count
- * and with --pcap-in, where --dup-out is the copies' way out.)
+ * came (before the mark). Kept frames, allowed copies, bypassed and unjudged frames go
+ * on; keyless ones too, unless --unparseable drop. (options.c refuses --dup-port with
+ * --action count and with --pcap-in, where --dup-out is the copies' way out.)
  */
 void pd_disp_init(struct pd_app *app)
 {
@@ -42,6 +42,7 @@ void pd_disp_init(struct pd_app *app)
 	app->next[PD_ALLOWED] = PD_NEXT_OUT;
 	app->next[PD_CLASS_KEYLESS] = c->drop_unparseable ? 0 : PD_NEXT_OUT;
 	app->next[PD_CLASS_BYPASS] = PD_NEXT_OUT;
+	app->next[PD_CLASS_UNJUDGED] = PD_NEXT_OUT;
 	app->marking = 0;
 	app->forward_all = app->next[PD_DISTINCT] == PD_NEXT_OUT &&
 			   app->next[PD_DUPLICATE] == PD_NEXT_OUT &&

@@ -6,7 +6,9 @@
  * caller carries the decision out on its own frames.
  *
  *   1. pd_disp_key: the key of a frame's bytes, and where its IP header is (for a mark);
- *      a frame without one is counted by reason.
+ *      a frame without one is counted by reason and gets its class: keyless, or
+ *      unjudged when its key needs bytes it lacks but the packet has (a capture's snap
+ *      length cut them, an HTTP request goes on in another segment).
  *   2. pd_disp_filter: one filter burst over the keys' hashes, with the bookkeeping
  *      around it (times, the delay histogram, --suggest-window's span, the live
  *      estimate's shadow, --allow) and each verdict counted: unique, duplicate, allowed.
@@ -37,6 +39,9 @@
 enum pd_class {
 	PD_CLASS_KEYLESS = PD_ALLOWED + 1, /* no key: unparseable (counted by pd_disp_key) */
 	PD_CLASS_BYPASS,                   /* not looked up: outside --bpf, owner's ring full */
+	/* no key for want of bytes its packet has (pd_disp_key): forwarded, --unparseable
+	 * drop or not, as it is neither malformed nor of another kind */
+	PD_CLASS_UNJUDGED,
 	PD_CLASS_COUNT
 };
 
@@ -54,10 +59,11 @@ void pd_disp_init(struct pd_app *app);
 void pd_delay_buckets_init(void);
 
 /* Step 1: the key of @p p (len bytes of a frame of @p wire bytes, of kc's link type)
- * into buf (cap bytes), its length in *klen, and where its IP header is in *ip: 0, or -1
- * with the reason counted. A frame captured in part (wire > len: replay's snap length)
- * has no key where the key needs the bytes cut (pd_key_extract_cut); inline, wire is
- * len and the test folds away. */
+ * into buf (cap bytes), its length in *klen, and where its IP header is in *ip: 0, or
+ * the class of a frame without one (PD_CLASS_KEYLESS, PD_CLASS_UNJUDGED) with the reason
+ * counted. A frame captured in part (wire > len: replay's snap length) has no key where
+ * the key needs the bytes cut (pd_key_extract_cut); inline, wire is len and the test
+ * folds away. */
 static inline int pd_disp_key(struct pd_worker *w, const struct pd_key_config *kc,
 			      const uint8_t *p, uint32_t len, uint32_t wire, uint8_t *buf,
 			      size_t cap, size_t *klen, struct pd_key_ip *ip)
@@ -71,12 +77,15 @@ static inline int pd_disp_key(struct pd_worker *w, const struct pd_key_config *k
 	if (r != PD_KEY_OK) {
 		w->c.reasons[r]++;
 		w->c.unparseable++;
-		return -1;
+		return r == PD_KEY_SPLIT_REQUEST || r == PD_KEY_SEVERAL_REQUESTS ||
+		       (r == PD_KEY_TRUNCATED && wire > len) ? PD_CLASS_UNJUDGED :
+							       PD_CLASS_KEYLESS;
 	}
 	return 0;
 }
 
-/* A frame with no key because it is too long to key here (counted as unparseable). */
+/* A frame with no key because it is too long to key here (counted as unparseable):
+ * keyless. */
 static inline void pd_disp_oversize(struct pd_worker *w)
 {
 	w->c.oversize++;

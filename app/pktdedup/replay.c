@@ -69,8 +69,9 @@ struct frame {
 	uint64_t hash;
 	uint8_t ipver;          /* the IP header's version (0: none) */
 	uint8_t link;           /* its link type (enum pd_key_link): R.key's index */
-	uint8_t cls;            /* PD_CLASS_BYPASS (outside --bpf), PD_CLASS_KEYLESS, or the
-				 * verdict of a keyed frame (PD_DISTINCT until phase 2) */
+	uint8_t cls;            /* PD_CLASS_BYPASS (outside --bpf), PD_CLASS_KEYLESS or
+				 * PD_CLASS_UNJUDGED, or the verdict of a keyed frame
+				 * (PD_DISTINCT until phase 2) */
 };
 
 static struct {
@@ -111,6 +112,7 @@ static struct {
 	int other_several;     /* and others */
 	uint64_t snapped;      /* frames keyed shorter than their packets (a snap length) */
 	uint32_t snap_caplen, snap_len; /* the first of them: bytes held, and on the wire */
+	uint64_t snap_unkeyed; /* those of them without a key for want of the bytes cut */
 } R;
 
 /* The input, opened before any filter is made (and EAL, with --telemetry), so that a bad
@@ -330,6 +332,7 @@ static void key_batch(struct pd_worker *w, unsigned step)
 		struct frame *f = &R.f[i];
 		size_t need = PD_KEY_BUF_LEN(f->rf.caplen), klen;
 		struct pd_key_ip ip;
+		int nokey;
 
 		if (f->cls == PD_CLASS_BYPASS)
 			continue;
@@ -343,9 +346,12 @@ static void key_batch(struct pd_worker *w, unsigned step)
 			w->replay_key = b;
 			w->replay_keycap = need;
 		}
-		if (pd_disp_key(w, &R.key[f->link], f->rf.data, f->rf.caplen, f->rf.len,
-				w->replay_key, w->replay_keycap, &klen, &ip) != 0)
+		nokey = pd_disp_key(w, &R.key[f->link], f->rf.data, f->rf.caplen, f->rf.len,
+				    w->replay_key, w->replay_keycap, &klen, &ip);
+		if (nokey != 0) {
+			f->cls = (uint8_t)nokey;
 			continue;
+		}
 		f->l3 = ip.offset;
 		f->ipver = ip.version;
 		f->hash = pd_filter_hash(w->filter, w->replay_key, klen);
@@ -471,6 +477,7 @@ static void write_batch(struct pd_worker *w)
 		struct frame *f = &R.f[i];
 		const unsigned next = pd_disp_next(w, f->cls);
 
+		R.snap_unkeyed += f->cls == PD_CLASS_UNJUDGED && f->rf.caplen < f->rf.len;
 		f->out_end = f->dup_end = 0;
 		if (unlikely(f->pre_len != 0)) { /* pcapng: the blocks before this frame */
 			rio_sink_blocks(R.out, R.arena + f->pre_off, f->pre_len);
@@ -590,28 +597,21 @@ int pd_replay_close(void)
 }
 
 /* Frames a snap length cut: the keys that need the bytes cut (packet, click) gave them
- * none, and they went as unparseable frames go (pd_key_extract_cut); said with what
- * keys them. */
+ * none, and they passed unchecked (pd_key_extract_cut, PD_CLASS_UNJUDGED); said with
+ * what keys them. */
 static void snap_note(FILE *out)
 {
-	const enum pd_key_mode m = pd_app.cfg.key.mode;
-	struct pd_counters t;
-
-	if (R.snapped == 0 || (m != PD_KEY_PACKET && m != PD_KEY_CLICK))
-		return;
-	pd_counters_sum(&t);
-	if (t.reasons[PD_KEY_TRUNCATED] == 0)
+	if (R.snap_unkeyed == 0)
 		return;
 	fprintf(out, "pktdedup: warning: --pcap-in %s: %" PRIu64 " frame%s shorter than"
 		" %s packets (a snap length cut them; the first holds %" PRIu32 " of %" PRIu32
-		" bytes); the %s key needs bytes cut, and %" PRIu64 " frame%s %s"
-		" (unparseable truncated)%s\n", R.in_name, R.snapped,
+		" bytes), and the %s key needs bytes cut from %" PRIu64 ": those passed"
+		" unchecked (unparseable truncated)%s\n", R.in_name, R.snapped,
 		R.snapped == 1 ? " is" : "s are", R.snapped == 1 ? "its" : "their",
-		R.snap_caplen, R.snap_len, pd_key_mode_name(m), t.reasons[PD_KEY_TRUNCATED],
-		t.reasons[PD_KEY_TRUNCATED] == 1 ? "" : "s", pd_app.cfg.drop_unparseable ?
-		"were dropped, as --unparseable drop asks" : "passed unchecked",
-		m == PD_KEY_PACKET ? ": --compare-bytes N compares only the first N bytes, which"
-		" such frames may hold; --key flow keys headers alone" : "");
+		R.snap_caplen, R.snap_len, pd_key_mode_name(pd_app.cfg.key.mode),
+		R.snap_unkeyed, pd_app.cfg.key.mode == PD_KEY_PACKET ? "; --compare-bytes N"
+		" compares only the first N bytes, which such frames may hold; --key flow keys"
+		" headers alone" : "");
 }
 
 void pd_replay_summary(FILE *out)

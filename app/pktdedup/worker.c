@@ -102,8 +102,8 @@ static inline const uint8_t *frame_bytes(struct pd_worker *w, struct rte_mbuf *m
 	return rte_pktmbuf_read(m, 0, m->pkt_len, w->scratch);
 }
 
-/* Key of one packet into buf, its length in *klen; 0 when it has a key. Unparseable
- * frames are counted. With @p marking (--action mark), where the parse found the IP
+/* Key of one packet into buf, its length in *klen; 0 when it has a key, else its class
+ * (pd_disp_key). Unparseable frames are counted. With @p marking (--action mark), where the parse found the IP
  * header rides in the mbuf's own fields for the mark, wherever the packet is acted on (a
  * dispatched one too): l2_len, 7 bits, the header's offset (46 at most: Ethernet and 8
  * VLAN tags), and packet_type's L3 type its version. Nothing here sets a TX offload
@@ -119,7 +119,7 @@ static inline int key_of(struct pd_worker *w, struct rte_mbuf *m, uint8_t *buf, 
 
 	if (p == NULL) {
 		pd_disp_oversize(w);
-		return -1;
+		return PD_CLASS_KEYLESS;
 	}
 	rc = pd_disp_key(w, &w->app->cfg.key, p, m->pkt_len, m->pkt_len, buf, PD_APP_KEYBUF_LEN,
 			 klen, &ip);
@@ -142,8 +142,8 @@ static inline struct pd_key_ip ip_of(const struct rte_mbuf *m)
 }
 
 /*
- * Keys and hashes of a burst: keyed[i] says whether packet i has a key, h[i] is then
- * its hash. No row is prefetched here: the callers prefetch a burst's rows once all its
+ * Keys and hashes of a burst: nokey[i] is 0 when packet i has a key, h[i] then its
+ * hash; else the packet's class (PD_CLASS_KEYLESS, PD_CLASS_UNJUDGED). No row is prefetched here: the callers prefetch a burst's rows once all its
  * keys are hashed (stage_burst says why). With dispatch, dispatch_burst prefetches the
  * far rows of its own keys once it has sorted them by owner: a branch on the owner
  * here is a coin toss for the predictor, and taking it out gave 12% more packets a
@@ -154,7 +154,7 @@ static inline struct pd_key_ip ip_of(const struct rte_mbuf *m)
  * With --key packet this raised the rate by 9-22% (docs/speed.md).
  */
 static inline void keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
-			      uint64_t *h, uint8_t *keyed)
+			      uint64_t *h, uint8_t *nokey)
 {
 	const int marking = w->app->marking;
 	size_t len[2];
@@ -163,10 +163,11 @@ static inline void keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsig
 		if (i < n) {
 			if (i + 4 < n)
 				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-			keyed[i] = key_of(w, pkts[i], w->keybuf + (i & 1) * PD_APP_KEYBUF_LEN,
-					  &len[i & 1], marking) == 0;
+			nokey[i] = (uint8_t)key_of(w, pkts[i],
+						   w->keybuf + (i & 1) * PD_APP_KEYBUF_LEN,
+						   &len[i & 1], marking);
 		}
-		if (i > 0 && keyed[i - 1]) {
+		if (i > 0 && !nokey[i - 1]) {
 			unsigned j = i - 1;
 
 			h[j] = pd_filter_hash(w->filter, w->keybuf + (j & 1) * PD_APP_KEYBUF_LEN,
@@ -279,7 +280,7 @@ static void process_owned(struct pd_worker *w, struct rte_mbuf **m, const uint64
 struct staged {
 	struct rte_mbuf *pkts[PD_APP_BURST];
 	uint64_t h[PD_APP_BURST], ts[PD_APP_BURST]; /* of the keyed packets, in order */
-	uint8_t keyed[PD_APP_BURST];
+	uint8_t nokey[PD_APP_BURST];                /* keys_burst's */
 	unsigned n, nk;
 };
 
@@ -299,10 +300,10 @@ static void stage_burst(struct pd_worker *w, struct staged *s, const uint64_t *r
 {
 	uint64_t hp[PD_APP_BURST];
 
-	keys_burst(w, s->pkts, s->n, hp, s->keyed);
+	keys_burst(w, s->pkts, s->n, hp, s->nokey);
 	s->nk = 0;
 	for (unsigned i = 0; i < s->n; i++) {
-		if (s->keyed[i]) {
+		if (!s->nokey[i]) {
 			s->h[s->nk] = hp[i];
 			s->ts[s->nk++] = rxt[i];
 		}
@@ -322,10 +323,10 @@ static void decide_burst(struct pd_worker *w, struct staged *s)
 	if (s->nk == s->n && whole_burst(w, s->pkts, s->n, v, 1))
 		return;
 	for (unsigned i = 0, k = 0; i < s->n; i++) {
-		if (s->keyed[i])
+		if (!s->nokey[i])
 			act_keyed(w, s->pkts[i], v[k++]);
 		else
-			act(w, s->pkts[i], PD_CLASS_KEYLESS);
+			act(w, s->pkts[i], s->nokey[i]);
 	}
 }
 
@@ -581,17 +582,17 @@ static void decide_owned(struct pd_worker *w, struct owned *o)
  * options say. Its verdicts, when they come back, are only counted (count_verdicts).
  */
 static void send_received(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
-			  const uint8_t *keyed, unsigned keyless)
+			  const uint8_t *nokey, unsigned keyless)
 {
 	if (keyless == 0) { /* one RX queue: one port */
 		send_whole(w, pkts, n, (uint16_t)w->app->peer[pkts[0]->port]);
 		return;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		if (keyed[i])
+		if (!nokey[i])
 			tx_one(w, (uint16_t)w->app->peer[pkts[i]->port], pkts[i]);
 		else
-			act(w, pkts[i], PD_CLASS_KEYLESS);
+			act(w, pkts[i], nokey[i]);
 	}
 }
 
@@ -613,19 +614,19 @@ dispatch_burst_as(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n, const
 	uint16_t kport[PD_APP_MAX_WORKERS][PD_APP_BURST];
 	unsigned nout[PD_APP_MAX_WORKERS] = {0};
 	uint64_t hp[PD_APP_BURST];
-	uint8_t keyed[PD_APP_BURST];
+	uint8_t nokey[PD_APP_BURST];
 	const unsigned me = w->idx;
 	struct owned *now = &own[*cur];
 	const int timed = w->app->time_src != PD_TIME_NONE;
 	unsigned keyless = 0;
 
-	keys_burst(w, pkts, n, hp, keyed);
+	keys_burst(w, pkts, n, hp, nokey);
 	for (unsigned i = 0; i < n; i++) {
 		unsigned o;
 
-		if (!keyed[i]) { /* rare and predicted: hp[i] is not set then */
+		if (nokey[i]) { /* rare and predicted: hp[i] is not set then */
 			if (!fwd)
-				act(w, pkts[i], PD_CLASS_KEYLESS);
+				act(w, pkts[i], nokey[i]);
 			keyless++;
 			continue;
 		}
@@ -640,7 +641,7 @@ dispatch_burst_as(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n, const
 		nout[o]++;
 	}
 	if (fwd)
-		send_received(w, pkts, n, keyed, keyless);
+		send_received(w, pkts, n, nokey, keyless);
 	for (unsigned k = 0; k < w->nowner; k++) {
 		const unsigned o = w->owner[k];
 
