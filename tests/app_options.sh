@@ -133,7 +133,7 @@ echo "ok: -h is --help; a capture named alone is answered with --pcap-in"
 
 # messages: logtype pktdedup; EAL's --log-level pktdedup:error keeps the start-up lines
 # (INFO) out, not the summary; --quiet keeps everything but errors and warnings out
-inline=(--no-huge --no-shconf -m 256 --vdev net_null0 -l 0 --file-prefix "pdopt$$")
+inline=(--no-huge --no-pci --no-shconf -m 256 --vdev net_null0 -l 0 --file-prefix "pdopt$$")
 for lvl in info error; do
 	rc=0
 	UNTIL_OUT=$tmp/out UNTIL_SECS=0 until_rx any "$bin" "${inline[@]}" --log-level "pktdedup:$lvl" \
