@@ -478,6 +478,57 @@ static void test_tunnels(void **state)
 }
 
 /*
+ * A tunnel behind an IPv6 extension header: Ethernet, IPv6 with 8 bytes of hop-by-hop
+ * options, UDP to VXLAN's port, VXLAN, then an inner Ethernet frame of IPv4 and UDP
+ * with 16 bytes of payload.
+ * With every tunnel opened, a cut inside the extension chain or the UDP header leaves
+ * the tunnel unseen: no key of the outer packet then, in any mode (check_cut: a key of
+ * a cut frame is the whole frame's), and the whole frame's keys are the inner packet's.
+ */
+static void test_cut_tunnel_behind_ext(void **state)
+{
+	uint8_t f[14 + 40 + 8 + 8 + 8 + 14 + 20 + 8 + 16] = {0};
+	struct pd_key_config cfg[16], srcip;
+	unsigned ncfg, keyed = 0;
+	uint8_t *k;
+	size_t kl, o;
+
+	(void)state;
+	f[12] = 0x86, f[13] = 0xdd;
+	f[14] = 0x60;
+	f[14 + 5] = 8 + 8 + 8 + 14 + 20 + 8 + 16; /* payload length */
+	f[14 + 6] = 0, f[14 + 7] = 64;        /* hop-by-hop, hop limit */
+	f[14 + 8 + 15] = 1, f[14 + 24 + 15] = 2;
+	o = 54;
+	f[o] = 17; /* hop-by-hop: next header UDP, length 0 (8 bytes), PadN */
+	f[o + 2] = 1, f[o + 3] = 4;
+	o += 8;
+	f[o + 1] = 7, f[o + 2] = 0x12, f[o + 3] = 0xb5; /* UDP 7 -> 4789 */
+	f[o + 5] = 8 + 8 + 14 + 20 + 8 + 16;
+	o += 8;
+	f[o] = 0x08; /* VXLAN, I flag */
+	o += 8;
+	f[o + 12] = 0x08; /* inner Ethernet: IPv4 */
+	o += 14;
+	f[o] = 0x45, f[o + 3] = 28 + 16, f[o + 8] = 64, f[o + 9] = 17;
+	f[o + 12] = 10, f[o + 15] = 1, f[o + 16] = 10, f[o + 19] = 2; /* 10.0.0.1 -> 10.0.0.2 */
+	f[o + 21] = 9, f[o + 23] = 10, f[o + 25] = 8 + 16;
+	pd_key_config_init(&srcip, PD_KEY_SRCIP);
+	srcip.decap = PD_DECAP_ALL;
+	assert_int_equal(extract(&srcip, f, sizeof(f), &k, &kl), PD_KEY_OK);
+	assert_int_equal(k[0], 4); /* the inner IPv4 source, not the outer IPv6 one */
+	assert_int_equal(k[4], 10);
+	free(k);
+	all_configs(cfg, &ncfg);
+	for (unsigned c = 0; c < ncfg; c++) {
+		cfg[c].decap = PD_DECAP_ALL;
+		for (size_t len = 0; len < sizeof(f); len++)
+			keyed += check_cut(&cfg[c], f, len, sizeof(f));
+	}
+	assert_true(keyed > 0); /* cuts in the inner payload keep their flow and source keys */
+}
+
+/*
  * Frames whose bytes do not say where their packet ends: an IPv6 jumbogram (payload
  * length 0: the packet ends with the frame) and ARP. Whole, the packet key is every
  * byte; the first 60 of 80 (a snap length) have no packet key, unless the 30 bytes
@@ -656,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_mirror_copies),
 		cmocka_unit_test(test_every_prefix_and_corruption),
 		cmocka_unit_test(test_tunnels),
+		cmocka_unit_test(test_cut_tunnel_behind_ext),
 		cmocka_unit_test(test_cut_without_length),
 		cmocka_unit_test(test_buffer_and_names),
 		cmocka_unit_test(test_mark),
