@@ -87,6 +87,11 @@ bad "--snapshot-policy" "${p[@]}" --snapshot-policy fresh
 bad "--snapshot" "${p[@]}" --snapshot "$in"
 bad "needs a value" "${p[@]}" --filter
 bad "unknown option --frobnicate" "${p[@]}" --frobnicate
+bad "unknown option -x" "${p[@]}" -xq # inside a group: not the word before it
+# EAL's options where pktdedup's are read: no '--', or after it
+bad "-l is an EAL option: on ports EAL's options come first, then '--'" -l0-1 --vdev net_null0
+bad "--vdev is an EAL option" --no-huge -- --vdev net_null0
+bad "--file-prefix=x is an EAL option" "${p[@]}" --file-prefix=x
 bad "unexpected argument" "${p[@]}" stray
 bad "no EAL options" "${p[@]}" -- --filter sbf
 bad "give EAL options" --filter sbf

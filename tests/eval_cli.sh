@@ -181,7 +181,8 @@ expect_2 --distinct --distinct 1.5
 expect_2 --keys --keys "$tmp/missing.bin"
 expect_2 "multiple of 8" --keys "$tmp/odd.bin"
 expect_2 --verdicts --verdicts "$tmp/x"
-expect_2 "unknown option" --bogus
+expect_2 "unknown option --bogus" --bogus
+expect_2 "unknown option -z (" -zq # inside a group: not the word before it
 expect_2 "qht_f" --filter qht --f 40
 expect_2 "window" --filter qht --window 10
 expect_2 --alpha --alpha 2

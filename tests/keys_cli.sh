@@ -94,6 +94,8 @@ expect_rc 0 "$bin" -h # as --help, in every tool
 cmp "$tmp/out" "$tmp/help"
 expect_rc 2 "$bin" -x "$root/pcap/keys.pcap"
 grep -q "unknown option -x" "$tmp/err"
+expect_rc 2 "$bin" -xq "$root/pcap/keys.pcap" # inside a group: not the word before it
+grep -q "unknown option -x$" "$tmp/err"
 expect_rc 2 "$bin" "$root/pcap/keys.pcap" --key
 grep -q "option --key needs a value" "$tmp/err"
 # Linux cooked (SLL, SLL2), raw-IP and BSD loopback (NULL, LOOP) copies of keys.pcap

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,19 @@ const char *cli_prog = "pktdedup";
 void cli_version(void)
 {
 	printf("%s %s\n", cli_prog, PD_VERSION);
+}
+
+const char *cli_refused(int c, char **argv, char buf[3])
+{
+	/* glibc: an unknown short option sets optopt to its letter, an unknown long one
+	 * to 0; a missing value (':') is always at the end of the word read */
+	if (c == '?' && optopt > 0 && optopt < 128) {
+		buf[0] = '-';
+		buf[1] = (char)optopt;
+		buf[2] = '\0';
+		return buf;
+	}
+	return optind > 0 ? argv[optind - 1] : "?";
 }
 
 int cli_bad(const char *opt, const char *val, const char *why)

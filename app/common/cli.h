@@ -18,6 +18,10 @@ extern const char *cli_prog;
 int cli_bad(const char *opt, const char *val, const char *why);
 /** --version: "<cli_prog> <version>" on stdout. */
 void cli_version(void);
+/** The option getopt_long just refused (it returned '?' or ':'), as the user wrote it:
+ * "-x" for a short one, also inside a group ("-qx", "-l0-1", where argv[optind - 1] is
+ * still the word before), else the word read ("--frob", "--frob=1"). @p buf: 3 bytes. */
+const char *cli_refused(int c, char **argv, char buf[3]);
 /** Bytes: digits, an optional fraction and an optional unit in any case, powers of 1024
  * ("4096", "8M", "64mb", "8MiB", "1.5G", "1T"); a fraction must give whole bytes. */
 int cli_size(const char *opt, const char *s, uint64_t *out);

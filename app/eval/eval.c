@@ -179,7 +179,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, &li)) != -1) {
 		const char *a = optarg;
-		const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+		char word[3];
+		const char *name = cli_refused(c, argv, word);
 		int r = 0, choice;
 
 		switch (c) {

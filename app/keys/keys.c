@@ -88,6 +88,8 @@ int main(int argc, char **argv)
 	pd_key_config_init(&cfg, PD_KEY_PACKET);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		char word[3];
+
 		switch (c) {
 		case 's': summary = 1; break;
 		case 'h': usage(stdout); return 0;
@@ -100,9 +102,10 @@ int main(int argc, char **argv)
 			}
 			if (c == ':')
 				fprintf(stderr, "pktdedup-keys: option %s needs a value\n",
-					argv[optind - 1]);
+					cli_refused(c, argv, word));
 			else
-				fprintf(stderr, "pktdedup-keys: unknown option %s\n", argv[optind - 1]);
+				fprintf(stderr, "pktdedup-keys: unknown option %s\n",
+					cli_refused(c, argv, word));
 			fprintf(stderr, "try: pktdedup-keys --help\n");
 			return 2;
 		}

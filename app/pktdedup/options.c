@@ -20,6 +20,36 @@
 /* The live estimate samples 2^-8 of the keys (docs/estimate.md: its measured cost). */
 #define DEFAULT_ESTIMATE_LEVEL 8
 
+/* Whether @p word ("-l", "--vdev", "--vdev=net_null0") is one of EAL's options (DPDK
+ * 22.11's, as librte_eal lists them): pktdedup's parser sees one when it came after '--'
+ * or when no '--' was given, and says where it goes instead of "unknown option". */
+static int eal_option(const char *word)
+{
+	static const char *const names[] = {
+		"allow", "base-virtaddr", "block", "create-uio-dev", "file-prefix",
+		"force-max-simd-bitwidth", "huge-dir", "huge-unlink", "huge-worker-stack",
+		"in-memory", "iova-mode", "lcores", "legacy-mem", "log-level", "main-lcore",
+		"match-allocations", "mbuf-pool-ops-name", "no-hpet", "no-huge", "no-pci",
+		"no-shconf", "no-telemetry", "proc-type", "single-file-segments", "socket-limit",
+		"socket-mem", "syslog", "trace", "trace-bufsz", "trace-dir", "trace-mode", "vdev",
+		"vfio-intr", "vfio-vf-token", "vmware-tsc-map",
+	};
+
+	if (word[0] != '-')
+		return 0;
+	if (word[1] != '-') /* EAL's short options: a:b:c:s:d:hl:S:m:n:r:v */
+		return word[1] != '\0' && strchr("abcsdlSmnrv", word[1]) != NULL &&
+		       word[2] == '\0'; /* -h is pktdedup's --help too */
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const size_t n = strlen(names[i]);
+
+		if (strncmp(word + 2, names[i], n) == 0 &&
+		    (word[2 + n] == '\0' || word[2 + n] == '='))
+			return 1;
+	}
+	return 0;
+}
+
 void pd_app_usage(FILE *out)
 {
 	char windowed[96];
@@ -367,6 +397,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 		const char *a = optarg;
 		uint32_t u;
 		int choice;
+		char word[3];
 
 		r = 0;
 		switch (opt) {
@@ -517,7 +548,7 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			cli_version();
 			exit(0);
 		case ':':
-			PD_LOG(ERR, "option %s needs a value\n", argv[optind - 1]);
+			PD_LOG(ERR, "option %s needs a value\n", cli_refused(opt, argv, word));
 			return -1;
 		default:
 			if (opt >= CLI_O_KEY && opt < CLI_O_KEY_END) {
@@ -529,8 +560,14 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 				c->seed_given |= opt == CLI_O_SEED;
 				break;
 			}
-			PD_LOG(ERR, "unknown option %s\ntry: pktdedup --help\n",
-				argv[optind - 1]);
+			a = cli_refused(opt, argv, word);
+			if (eal_option(a))
+				PD_LOG(ERR, "%s is an EAL option: on ports EAL's options come"
+					" first, then '--', then pktdedup's (pktdedup -l 0-1"
+					" --vdev net_null0 -- --ports 0); a replay (--pcap-in)"
+					" takes none\n", a);
+			else
+				PD_LOG(ERR, "unknown option %s\ntry: pktdedup --help\n", a);
 			return -1;
 		}
 		if (r != 0)
