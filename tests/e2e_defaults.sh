@@ -6,7 +6,8 @@
 #    unique frames lose at most 2;
 #  - the start-up line and the JSON give the resolved parameters, the predicted FPR and
 #    how many keys the state remembers (checked against the layout's own arithmetic);
-#  - a filter that cannot keep the budget is refused (status 2) unless --fpr accepts it.
+#  - a filter that cannot keep the budget is refused (status 2) unless --fpr accepts it;
+#  - the README's quick-start count lines are what the main job prints.
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
 tmp=$(mktemp -d)
@@ -130,3 +131,13 @@ cmp -s "$tmp/s3.pcap" "$tmp/s4.pcap" || fail "one --seed twice: different output
 ! cmp -s "$tmp/s1.pcap" "$tmp/s2.pcap" ||
 	fail "two runs without --seed dropped the same frames: the hash key is not drawn per run"
 echo "ok: without --seed the filters' hash key is drawn per run (two runs differ; one seed twice does not)"
+
+# The README's quick start shows the main job's count lines (scripts/quickstart.sh's
+# command): they are what it prints now, its time left out.
+counts() { grep -E '^pktdedup: (1200 packets in |forwarded )' | sed 's/ in [0-9.]* s:/ in T s:/'; }
+want=$(counts <"$root/README.md")
+got=$("$bin" --pcap-in "$in" --pcap-out "$tmp/quick.pcap" --key packet \
+	--stats-json "$tmp/quick.json" 2>&1 | counts)
+[ -n "$want" ] && [ "$want" = "$got" ] ||
+	fail "README's quick-start lines: '$want'; the main job prints: '$got'"
+echo "ok: README's quick-start counts are the main job's"
