@@ -376,6 +376,7 @@ if [ "$(id -u)" -eq 0 ] && [ "$(awk '/^HugePages_Free:/ { print $2 }' /proc/memi
 	echo "ok: no free hugepages: told to run scripts/setup-inline.sh or give --no-huge"
 fi
 # (stopped after its first counter line, at 1 s)
+: >"$tmp/err" # no line of an earlier run (await_line)
 "$bin" -l 0 --no-huge -m 1024 --no-pci --file-prefix "pdrd$$" \
 	--vdev net_null0 -- --ports 0 --stats-interval 1 --stats-json "$tmp/nn.json" \
 	>/dev/null 2>"$tmp/err" &
@@ -389,7 +390,48 @@ t = json.load(open(sys.argv[1]))["total"]
 assert t["rx"] > 0 and t["rx"] == t["tx"] + t["dropped"] + t["tx_failed"], t' "$tmp/nn.json" ||
 	{ echo "FAIL: the README's net_null run ($rc)" >&2; exit 1; }
 echo "ok: the README's inline run on net_null, without hugepages: stopped by Ctrl-C, status 0, accounted"
+# A stop signal that comes while EAL starts (pktdedup blocks them then) stops the run in
+# order once it has started: SIGINT, which a job started with '&' here begins with
+# ignored, was lost (the run went on); SIGTERM killed it with no summary. SIGUSR1 asks
+# for a counter line and the run goes on (it was killed too). Sent once /proc says the
+# main thread blocks SIGINT.
+for sig in INT TERM USR1; do
+	: >"$tmp/err"
+	"$bin" -l 0 --no-huge -m 256 --no-pci --no-shconf --file-prefix "pdsig$$" \
+		--vdev net_null0 -- --ports 0 --memory 1M >"$tmp/out" 2>"$tmp/err" &
+	pid=$!
+	blocked=
+	for ((i = 0; i < 500; i++)); do
+		m=$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+		[ -n "$m" ] && (((0x$m & 2) != 0)) && { blocked=$m; break; }
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
+	[ -n "$blocked" ] ||
+		{ stop_run "$pid" || true; echo "FAIL: SIG$sig: never saw EAL's start block it" >&2; exit 1; }
+	kill "-$sig" "$pid"
+	rc=0
+	if [ "$sig" = USR1 ]; then # the line, the run going on, then Ctrl-C
+		await_line "$tmp/err" "s rx [1-9]" "$pid" && kill -0 "$pid" 2>/dev/null || rc=8
+		stop_run "$pid" || rc=$?
+	else
+		for ((i = 0; i < 200; i++)); do # no second signal: 20 s, then SIGKILL (137)
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "$pid" 2>/dev/null; then
+			kill -KILL "$pid"
+			rc=137
+		fi
+		wait "$pid" || rc=$?
+	fi
+	rm -rf "/var/run/dpdk/pdsig$$"
+	[ "$rc" -eq 0 ] && grep -q "accounted: yes" "$tmp/out" ||
+		{ cat "$tmp/err" >&2; echo "FAIL: SIG$sig while EAL starts: status $rc" >&2; exit 1; }
+done
+echo "ok: SIGINT, SIGTERM and SIGUSR1 while EAL starts: acted on once the run started"
 # SIGUSR1 inline, no --stats-interval: the counter line at once, the run goes on
+: >"$tmp/err"
 "$bin" -l 0 --no-huge -m 1024 --no-pci --file-prefix "pdu1$$" \
 	--vdev net_null0 -- --ports 0 >/dev/null 2>"$tmp/err" &
 pid=$!

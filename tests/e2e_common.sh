@@ -21,7 +21,11 @@ json() { # file key -> number from the "total" object
 }
 
 # Waits until FILE holds a line matching PATTERN (grep -q), for at most 30 s and only
-# while process PID lives; status 0 if the line came.
+# while process PID lives; status 0 if the line came. Empty FILE before starting the
+# process when an earlier run wrote it: the process's own redirection (`2>FILE &`)
+# happens in the child, which a busy machine may run after the first look here, and a
+# line of the earlier run then passes for its own (a signal sent on it reached a shell
+# not yet pktdedup, which ignores SIGINT in a job started with '&', and the run went on).
 await_line() { # file pattern pid
 	local i
 	for ((i = 0; i < 300; i++)); do
@@ -58,6 +62,7 @@ stop_run() { # pid
 until_rx() { # rx pktdedup-command...
 	local want=$1 pid
 	shift
+	: >"$tmp/err" # no line of an earlier run (await_line)
 	"$@" --stats-interval 100ms >"${UNTIL_OUT:-/dev/null}" 2>"$tmp/err" &
 	pid=$!
 	if [ "$want" = any ]; then

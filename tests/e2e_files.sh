@@ -219,6 +219,7 @@ echo "ok: --stats-json replaced whole: through a link (which stays, mode kept); 
 # left to that run: the second is refused (status 1) and the first's file comes out whole
 rm -f fifo-in busy.pcap
 mkfifo fifo-in
+: >first.err # no line of the first run above passes for this one's
 "$bin" --pcap-in fifo-in --pcap-out busy.pcap --filter exact >/dev/null 2>first.err &
 first=$!
 exec 7>fifo-in

@@ -298,6 +298,7 @@ cat lonely >lonely.pcap
 wait "$run" || fail "--pcap-out FIFO: status $?"
 "$bin" --pcap-in "$in" --pcap-out direct.pcap --filter exact --quiet
 cmp -s lonely.pcap direct.pcap || fail "--pcap-out FIFO: not the file's output"
+: >lonely.log # no line of the run before (await_line)
 "$bin" --pcap-in "$in" --pcap-out lonely >lonely.log 2>&1 &
 run=$!
 await_line lonely.log "waiting for one" "$run" || fail "--pcap-out FIFO: the second wait not said"
@@ -305,6 +306,7 @@ rc=0
 stop_run "$run" || rc=$?
 [ "$rc" -eq 130 ] && grep -q "lonely: interrupted by Interrupt while waiting for a reader" lonely.log ||
 	{ cat lonely.log >&2; fail "--pcap-out FIFO, Ctrl-C while waiting: status $rc"; }
+: >lonely.log
 "$bin" --pcap-in lonely --pcap-out lonely-in.pcap --filter exact >lonely.log 2>&1 &
 run=$!
 await_line lonely.log "pktdedup: --pcap-in lonely is a FIFO: the replay starts when a writer opens it" \

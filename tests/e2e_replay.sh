@@ -142,6 +142,7 @@ for sig in "INT:130:Interrupt:--workers 3 --snapshot-interval 3600s" HUP:129:Han
 	{ cat "$tmp/part.pcap"; exec sleep 30; } >"$tmp/fifo" &
 	feeder=$!
 	rc=0
+	: >"$tmp/int.err" # no line of the signal before passes for this run's
 	# shellcheck disable=SC2086
 	"$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/int-out.pcap" --filter exact --key packet \
 		--snapshot "$tmp/int.snap" $more >"$tmp/int.out" 2>"$tmp/int.err" &

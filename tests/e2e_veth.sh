@@ -70,6 +70,8 @@ rx_settled() { # pktdedup's log
 inline_run() { # label pktdedup-options...
 	local label=$1
 	shift
+	: >"$tmp/pktdedup.log" # no line of the run before passes for this one's (wait_line)
+	: >"$tmp/tcpdump.log"
 	"$bin" -l 0 --no-huge -m 512 --no-pci --file-prefix "pdveth$id" --no-telemetry \
 		--vdev "net_af_packet0,iface=$va" --vdev "net_af_packet1,iface=$vb" -- \
 		--ports 0,1 --filter exact --key packet --stats-json "$tmp/stats.json" \

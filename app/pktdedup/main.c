@@ -67,18 +67,22 @@ static void on_stats_signal(int sig)
  * which stops a replay in order (replay.c) with its summary, JSON and snapshot written,
  * instead of killing the process with nothing written. SIGUSR1 prints the counter line
  * (stderr) and goes on, as with tcpdump and dd, where it killed the run with nothing
- * written; with SA_RESTART, as it stops nothing.
+ * written; with SA_RESTART, as it stops nothing. It is blocked with the stop signals
+ * while EAL starts.
  */
 static void stop_signals(int block)
 {
 	struct sigaction sa;
-	sigset_t set;
+	sigset_t set, held;
 
 	signal(SIGPIPE, SIG_IGN);
 	pd_stop_signals(&set);
-	pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
-	if (block)
+	pd_stop_signals(&held);
+	sigaddset(&held, SIGUSR1); /* its default action ends the process too */
+	if (block) {
+		pthread_sigmask(SIG_BLOCK, &held, NULL);
 		return;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -88,6 +92,12 @@ static void stop_signals(int block)
 	sa.sa_handler = on_stats_signal;
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGUSR1, &sa, NULL);
+	/* only now: a signal that came while EAL started waits, blocked, and is delivered
+	 * here to its handler (a stop in order, or a counter line). Unblocked before the
+	 * handlers were set, it met the disposition pktdedup started with: ignored (SIGINT
+	 * of a job a script starts with '&') it was lost and the run went on; default
+	 * (SIGTERM, SIGUSR1) it killed the process with nothing written. */
+	pthread_sigmask(SIG_UNBLOCK, &held, NULL);
 }
 
 /* ---- replay with --telemetry: EAL without devices ---- */
