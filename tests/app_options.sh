@@ -430,6 +430,22 @@ for sig in INT TERM USR1; do
 		{ cat "$tmp/err" >&2; echo "FAIL: SIG$sig while EAL starts: status $rc" >&2; exit 1; }
 done
 echo "ok: SIGINT, SIGTERM and SIGUSR1 while EAL starts: acted on once the run started"
+# nohup: a hangup ignored from the start stays ignored (an inline box outlives the
+# terminal that started it); Ctrl-C still stops the run in order
+: >"$tmp/err"
+nohup "$bin" -l 0 --no-huge -m 256 --no-pci --no-shconf --file-prefix "pdhup$$" \
+	--vdev net_null0 -- --ports 0 --memory 1M --stats-interval 100ms >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+rc=0
+await_line "$tmp/err" "s rx " "$pid" || rc=9
+kill -HUP "$pid" 2>/dev/null || rc=8
+sleep 0.5
+kill -0 "$pid" 2>/dev/null || rc=7
+stop_run "$pid" || rc=$?
+rm -rf "/var/run/dpdk/pdhup$$"
+[ "$rc" -eq 0 ] && grep -q "accounted: yes" "$tmp/out" ||
+	{ cat "$tmp/err" >&2; echo "FAIL: nohup, then SIGHUP: status $rc" >&2; exit 1; }
+echo "ok: under nohup a hangup does not stop the run; Ctrl-C does, status 0"
 # SIGUSR1 inline, no --stats-interval: the counter line at once, the run goes on
 : >"$tmp/err"
 "$bin" -l 0 --no-huge -m 1024 --no-pci --file-prefix "pdu1$$" \

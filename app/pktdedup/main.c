@@ -62,7 +62,8 @@ static void on_stats_signal(int sig)
  * EAL makes its threads, which keep that mask, then unblocked here (stop_signals(0));
  * a replay's plain threads start with every signal blocked (threads.c).
  * Unhandled, a hangup would kill the process as it stood: no summary, the snapshot not
- * written and the output cut at its last full stdio buffer. SIGPIPE is ignored: a
+ * written and the output cut at its last full stdio buffer; one ignored when pktdedup
+ * starts (nohup) stays ignored. SIGPIPE is ignored: a
  * reader that closes its end of an output pipe (`| head`) fails the write with EPIPE,
  * which stops a replay in order (replay.c) with its summary, JSON and snapshot written,
  * instead of killing the process with nothing written. SIGUSR1 prints the counter line
@@ -86,9 +87,17 @@ static void stop_signals(int block)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sigismember(&set, sig) == 1)
-			sigaction(sig, &sa, NULL);
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction was;
+
+		if (sigismember(&set, sig) != 1)
+			continue;
+		/* a hangup ignored from the start stays ignored: nohup asks for it, and an
+		 * inline box started so must outlive its terminal */
+		if (sig == SIGHUP && sigaction(sig, NULL, &was) == 0 && was.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sig, &sa, NULL);
+	}
 	sa.sa_handler = on_stats_signal;
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGUSR1, &sa, NULL);
