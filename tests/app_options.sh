@@ -15,7 +15,8 @@ checked=0
 bad() { # "words the message must contain" options...
 	local words=$1 rc=0
 	shift
-	"$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	# (a refusal that regressed into a run must not wait for the suite's timeout)
+	timeout -s KILL 60 "$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
 	if [ "$rc" -ne 2 ]; then
 		echo "FAIL: pktdedup $*: status $rc, want 2" >&2
 		cat "$tmp/err" >&2
@@ -58,6 +59,24 @@ bad "--dup-port" --no-huge -- --action count --dup-port 1
 bad "--unparseable" "${p[@]}" --unparseable keep
 bad "--ports 0: --pcap-in makes its own port" "${p[@]}" --ports 0
 bad "--ports" --no-huge -- --ports 0,0
+# net_pcap empties a tx_pcap file as EAL starts it: one that is a port's rx_pcap (also
+# by a symlink, of another --vdev), another tx_pcap or --stats-json is refused before,
+# and the capture is left whole
+cp "$in" "$tmp/cap.pcap"
+ln -s cap.pcap "$tmp/cap-link.pcap"
+e=(--no-huge -m 256 --no-pci --no-shconf -l 0)
+bad "tx_pcap=$tmp/cap.pcap is the same file as rx_pcap=$tmp/cap.pcap: net_pcap empties" \
+	"${e[@]}" --vdev "net_pcap0,rx_pcap=$tmp/cap.pcap,tx_pcap=$tmp/cap.pcap" -- --ports 0
+bad "is the same file as rx_pcap=$tmp/cap.pcap of --vdev net_pcap0" "${e[@]}" \
+	--vdev "net_pcap0,rx_pcap=$tmp/cap.pcap" \
+	--vdev="eth_pcap1,rx_pcap=$in,tx_pcap=$tmp/cap-link.pcap" -- --ports 0,1
+bad "the two would overwrite each other's frames" "${e[@]}" \
+	--vdev "net_pcap0,rx_pcap=$in,tx_pcap=$tmp/o.pcap" \
+	--vdev "net_pcap1,rx_pcap=$in,tx_pcap=$tmp/o.pcap" -- --ports 0,1
+bad "tx_pcap=$tmp/cap.pcap is the same file as --stats-json" "${e[@]}" \
+	--vdev "net_pcap0,rx_pcap=$in,tx_pcap=$tmp/cap.pcap" -- --ports 0 \
+	--stats-json "$tmp/cap-link.pcap"
+cmp -s "$in" "$tmp/cap.pcap" || { echo "FAIL: a refused run changed the capture" >&2; exit 1; }
 bad "--ports" --no-huge -- --ports 0,1,2
 bad "--workers" "${p[@]}" --workers 0
 bad "--out-format" "${p[@]}" --pcap-out /dev/null --out-format pcapx

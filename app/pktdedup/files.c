@@ -10,6 +10,10 @@
  *    redirection of standard input or output lets one overwrite another or two share
  *    one pipe (/dev/null, which loses nothing when shared, is the exception; a socket
  *    or terminal may be the input and an output, its two directions);
+ *  - the files net_pcap ports read and write (--vdev net_pcap0,rx_pcap=A,tx_pcap=B):
+ *    net_pcap empties a tx_pcap file when EAL starts it, so one that is also a port's
+ *    rx_pcap, another port's tx_pcap, --stats-json or --snapshot would be lost
+ *    (pd_app_check_vdev_files, before EAL);
  *  - the files written at the end can be written, so that a long run does not lose its
  *    state to a typo.
  */
@@ -239,4 +243,97 @@ int pd_app_check_outputs(const struct pd_app_config *c)
 	if (c->snapshot != NULL && check_output("--snapshot", c->snapshot, 1) != 0)
 		return -1;
 	return 0;
+}
+
+/* One rx_pcap= or tx_pcap= file of a net_pcap --vdev. */
+struct vdev_file {
+	const char *vdev; /* the --vdev value, as given */
+	char key[8];      /* "rx_pcap" or "tx_pcap" */
+	char path[PATH_MAX];
+	struct file_id id;
+};
+
+/* The net_pcap --vdev values' rx_pcap= and tx_pcap= files among EAL's options, into
+ * @p out (up to @p max; NULL: counted only). Returns how many. */
+static size_t vdev_files(int argc, char **argv, struct vdev_file *out, size_t max)
+{
+	size_t n = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL, *p;
+
+		if (strcmp(argv[i], "--vdev") == 0 && i + 1 < argc)
+			v = argv[++i];
+		else if (strncmp(argv[i], "--vdev=", 7) == 0)
+			v = argv[i] + 7;
+		/* the driver's name and its DPDK alias: net_pcap0, eth_pcap0 */
+		if (v == NULL || (strncmp(v, "net_pcap", 8) != 0 && strncmp(v, "eth_pcap", 8) != 0))
+			continue;
+		for (p = strchr(v, ','); p != NULL; p = strchr(p + 1, ',')) {
+			const char *arg = p + 1, *end = strchr(arg, ',');
+			const size_t len = end != NULL ? (size_t)(end - arg) : strlen(arg);
+
+			if (len <= 8 || (strncmp(arg, "rx_pcap=", 8) != 0 &&
+					 strncmp(arg, "tx_pcap=", 8) != 0))
+				continue;
+			if (out != NULL && n < max) {
+				out[n].vdev = v;
+				snprintf(out[n].key, sizeof(out[n].key), "%.7s", arg);
+				snprintf(out[n].path, sizeof(out[n].path), "%.*s", (int)(len - 8),
+					 arg + 8);
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+int pd_app_check_vdev_files(int argc, char **argv, const struct pd_app_config *c)
+{
+	const struct {
+		const char *opt, *path;
+	} own[] = {{"--stats-json", c->stats_json}, {"--snapshot", c->snapshot}};
+	const size_t n = vdev_files(argc, argv, NULL, 0);
+	struct vdev_file *f, *ours;
+	int rc = 0;
+
+	if (n == 0)
+		return 0;
+	f = calloc(n + 1, sizeof(*f));
+	if (f == NULL) /* nothing checked: said, not fatal */
+		return PD_LOG(WARNING, "the net_pcap files were not checked: out of memory\n"), 0;
+	vdev_files(argc, argv, f, n);
+	for (size_t i = 0; i < n; i++)
+		file_id(f[i].path, 1, &f[i].id);
+	ours = &f[n];
+	for (size_t j = 0; j < n && rc == 0; j++) {
+		if (strcmp(f[j].key, "tx_pcap") != 0)
+			continue;
+		/* a file read on two queues is fine (rx_pcap twice); written, it is emptied */
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			if (i == j || !same(&f[i].id, &f[j].id))
+				continue;
+			PD_LOG(ERR, "--vdev %s: tx_pcap=%s is the same file as %s=%s%s%s:"
+				" net_pcap empties a tx_pcap file when it starts, so %s; give"
+				" another file\n", f[j].vdev, f[j].path, f[i].key, f[i].path,
+				f[i].vdev == f[j].vdev ? "" : " of --vdev ",
+				f[i].vdev == f[j].vdev ? "" : f[i].vdev,
+				f[i].key[0] == 'r' ? "the capture read from it would be lost" :
+						     "the two would overwrite each other's frames");
+			rc = -1;
+		}
+		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]) && rc == 0; k++) {
+			if (own[k].path == NULL)
+				continue;
+			file_id(own[k].path, 1, &ours->id);
+			if (!same(&ours->id, &f[j].id))
+				continue;
+			PD_LOG(ERR, "--vdev %s: tx_pcap=%s is the same file as %s %s; writing one"
+				" would destroy the other\n", f[j].vdev, f[j].path, own[k].opt,
+				own[k].path);
+			rc = -1;
+		}
+	}
+	free(f);
+	return rc;
 }

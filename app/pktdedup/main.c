@@ -633,6 +633,8 @@ int main(int argc, char **argv)
 		rc = pd_replay_open();
 		status = rc == 0 ? 0 : rc == -2 ? 2 : 1; /* -2: a bad --bpf */
 	}
+	if (status == 0 && !pd_app.replay) /* files net_pcap would empty */
+		status = pd_app_check_vdev_files(sep, argv, &pd_app.cfg) == 0 ? 0 : 2;
 	if (status == 0 && !pd_app.replay) /* lcores and hugepages, named with their fix */
 		status = pd_eal_check(sep, argv);
 	if (status != 0)
