@@ -180,6 +180,14 @@ expect_2 "k: not a parameter of qqhtd" --filter qqhtd --k 3 --n 100
 expect_2 --distinct --distinct 1.5
 expect_2 --keys --keys "$tmp/missing.bin"
 expect_2 "multiple of 8" --keys "$tmp/odd.bin"
+: >"$tmp/empty.bin"
+expect_2 "empty: no keys" --keys "$tmp/empty.bin"
+# --verdicts onto the keys (by a symlink too) would empty them before they are read
+head -c 800 /dev/urandom >"$tmp/k.bin"
+cp "$tmp/k.bin" "$tmp/k0.bin"
+ln -s k.bin "$tmp/k-link.bin"
+expect_2 "the same file as --keys" --filter sbf --keys "$tmp/k.bin" --verdicts "$tmp/k-link.bin"
+cmp -s "$tmp/k.bin" "$tmp/k0.bin" && ok "the keys are left whole" || bad "the keys were written"
 expect_2 --verdicts --verdicts "$tmp/x"
 expect_2 "unknown option --bogus" --bogus
 expect_2 "unknown option -z (" -zq # inside a group: not the word before it

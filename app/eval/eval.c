@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -363,6 +364,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (o->verdicts_path != NULL && o->all) {
 		fprintf(stderr, "pktdedup-eval: --verdicts needs a single --filter\n");
 		return -1;
+	}
+	if (o->verdicts_path != NULL && o->keys_path != NULL) {
+		struct stat k, v; /* the keys file itself, by any name: emptied before read */
+
+		if (stat(o->keys_path, &k) == 0 && stat(o->verdicts_path, &v) == 0 &&
+		    k.st_dev == v.st_dev && k.st_ino == v.st_ino) {
+			fprintf(stderr, "pktdedup-eval: --verdicts %s: the same file as --keys"
+				" %s; writing the verdicts would destroy the keys\n",
+				o->verdicts_path, o->keys_path);
+			return -1;
+		}
 	}
 	if (o->n == 0 && o->stream != STREAM_FILE) {
 		fprintf(stderr, "pktdedup-eval: --n must be at least 1\n");

@@ -206,6 +206,11 @@ int stream_open_file(struct stream *s, const char *path, char *msg, size_t len)
 		fclose(s->file);
 		return -1;
 	}
+	if (st.st_size == 0) { /* an evaluation of nothing would print a row of zeros */
+		snprintf(msg, len, "--keys %s: empty: no keys to evaluate", path);
+		fclose(s->file);
+		return -1;
+	}
 	if (st.st_size % 8 != 0) {
 		snprintf(msg, len, "--keys %s: size %lld is not a multiple of 8 bytes", path,
 			 (long long)st.st_size);
