@@ -76,6 +76,8 @@ bad "the two would overwrite each other's frames" "${e[@]}" \
 bad "tx_pcap=$tmp/cap.pcap is the same file as --stats-json" "${e[@]}" \
 	--vdev "net_pcap0,rx_pcap=$in,tx_pcap=$tmp/cap.pcap" -- --ports 0 \
 	--stats-json "$tmp/cap-link.pcap"
+bad "rx_pcap=$tmp/cap-link.pcap is the same file as --snapshot" "${e[@]}" \
+	--vdev "net_pcap0,rx_pcap=$tmp/cap-link.pcap" -- --ports 0 --snapshot "$tmp/cap.pcap"
 cmp -s "$in" "$tmp/cap.pcap" || { echo "FAIL: a refused run changed the capture" >&2; exit 1; }
 bad "--ports" --no-huge -- --ports 0,1,2
 bad "--workers" "${p[@]}" --workers 0

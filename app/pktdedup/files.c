@@ -12,8 +12,9 @@
  *    or terminal may be the input and an output, its two directions);
  *  - the files net_pcap ports read and write (--vdev net_pcap0,rx_pcap=A,tx_pcap=B):
  *    net_pcap empties a tx_pcap file when EAL starts it, so one that is also a port's
- *    rx_pcap, another port's tx_pcap, --stats-json or --snapshot would be lost
- *    (pd_app_check_vdev_files, before EAL);
+ *    rx_pcap or another port's tx_pcap would be lost, and --stats-json or --snapshot,
+ *    written at the end, would replace a port's capture (pd_app_check_vdev_files,
+ *    before EAL);
  *  - the files written at the end can be written, so that a long run does not lose its
  *    state to a typo.
  */
@@ -307,10 +308,8 @@ int pd_app_check_vdev_files(int argc, char **argv, const struct pd_app_config *c
 		file_id(f[i].path, 1, &f[i].id);
 	ours = &f[n];
 	for (size_t j = 0; j < n && rc == 0; j++) {
-		if (strcmp(f[j].key, "tx_pcap") != 0)
-			continue;
 		/* a file read on two queues is fine (rx_pcap twice); written, it is emptied */
-		for (size_t i = 0; i < n && rc == 0; i++) {
+		for (size_t i = 0; i < n && rc == 0 && f[j].key[0] == 't'; i++) {
 			if (i == j || !same(&f[i].id, &f[j].id))
 				continue;
 			PD_LOG(ERR, "--vdev %s: tx_pcap=%s is the same file as %s=%s%s%s:"
@@ -328,9 +327,9 @@ int pd_app_check_vdev_files(int argc, char **argv, const struct pd_app_config *c
 			file_id(own[k].path, 1, &ours->id);
 			if (!same(&ours->id, &f[j].id))
 				continue;
-			PD_LOG(ERR, "--vdev %s: tx_pcap=%s is the same file as %s %s; writing one"
-				" would destroy the other\n", f[j].vdev, f[j].path, own[k].opt,
-				own[k].path);
+			PD_LOG(ERR, "--vdev %s: %s=%s is the same file as %s %s; writing one"
+				" would destroy the other\n", f[j].vdev, f[j].key, f[j].path,
+				own[k].opt, own[k].path);
 			rc = -1;
 		}
 	}

@@ -324,8 +324,9 @@ int pd_app_resolve(const char *path, char *out, size_t len);
  * or written to a terminal as "-": 0, or -1 and a message. */
 int pd_app_check_distinct(const struct pd_app_config *cfg);
 /* Before EAL starts an inline run (argv[1..argc) are EAL's options): that no net_pcap
- * port's tx_pcap= file is another port's rx_pcap= or tx_pcap=, --stats-json or
- * --snapshot, which net_pcap would empty as it starts. 0, or -1 and a message. */
+ * port's tx_pcap= file (which net_pcap empties as it starts) is a port's rx_pcap= or
+ * another tx_pcap=, and that neither --stats-json nor --snapshot is any of their files.
+ * 0, or -1 and a message. */
 int pd_app_check_vdev_files(int argc, char **argv, const struct pd_app_config *cfg);
 /* Whether the files written at the end (--snapshot, --stats-json) can be written, checked
  * at start so that a run of days does not lose its state to a typo: 0, or -1 and a message. */
