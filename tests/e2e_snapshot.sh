@@ -6,7 +6,8 @@
 #  - the snapshot file is mode 0600;
 #  - a truncated, a corrupted, a non-snapshot file, and snapshots made with another
 #    worker count, key, seed or filter size: refused with a message saying which,
-#    status 1, the file left as it was; with --snapshot-policy fresh: status 0 and the
+#    status 1, the file left as it was (a file that is no snapshot at all, a capture,
+#    even with --snapshot-policy fresh); with --snapshot-policy fresh: status 0 and the
 #    output of a run without a snapshot;
 #  - --snapshot-interval writes snapshots while running (looping net_pcap), reports the
 #    longest copy step, and the result loads.
@@ -60,6 +61,13 @@ refused() { # name "expected words" [options...]
 	rc=0
 	run --pcap-in "$tmp/b.pcap" "${out[@]}" --snapshot "$tmp/bad.snap" \
 		--snapshot-policy fresh --seed 7 "$@" >/dev/null 2>"$tmp/fr.err" || rc=$?
+	if [ "${FOREIGN:-}" = 1 ]; then # not a snapshot at all: fresh leaves it alone too
+		[ "$rc" -eq 1 ] && grep -q "not over a file of another kind" "$tmp/fr.err" &&
+			cmp -s "$tmp/bad.snap" "$tmp/bad.before" ||
+			{ echo "FAIL: $name: fresh policy (status $rc)" >&2; cat "$tmp/fr.err" >&2; exit 1; }
+		echo "ok: $name: refused, with --snapshot-policy fresh too, the file left alone"
+		return
+	fi
 	[ "$rc" -eq 0 ] && grep -q "starting with empty filters" "$tmp/fr.err" ||
 		{ echo "FAIL: $name: fresh policy (status $rc)" >&2; cat "$tmp/fr.err" >&2; exit 1; }
 	if [ ${#out[@]} -ne 0 ]; then
@@ -80,8 +88,10 @@ printf "\\x$(printf %02x $((byte ^ 255)))" |
 	dd of="$tmp/bad.snap" bs=1 seek=$((size - 100)) conv=notrunc status=none
 cmp -s "$tmp/bad.snap" "$tmp/s.orig" && { echo "FAIL: the corruption changed nothing" >&2; exit 1; }
 refused corrupted "checksum mismatch"
-cp "$in" "$tmp/bad.snap"
-refused not-a-snapshot "not a pktdedup snapshot"
+cp "$in" "$tmp/bad.snap" # a capture named by mistake
+FOREIGN=1 refused not-a-snapshot "not a pktdedup snapshot"
+head -c 5 "$tmp/s.orig" >"$tmp/bad.snap" # cut inside its magic: a snapshot still
+refused "cut in its magic" "not a pktdedup snapshot"
 cp "$tmp/s.orig" "$tmp/bad.snap"
 NOOUT=1 refused "other worker count" "made with 1 worker, this run has 2" --workers 2 \
 	--dispatch software

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -222,6 +223,31 @@ static void load_estimates(uint64_t keys)
 	}
 }
 
+/* Whether the file at @p path is a snapshot, whole or not: its first bytes are the
+ * magic (a file cut short before the magic was whole, or empty, holds a prefix of it).
+ * --snapshot-policy fresh writes over a snapshot it cannot use, never over a file of
+ * another kind (a capture named by mistake), as pd_snapshot_clean_stale leaves alone a
+ * temporary-looking file that is not one of its own. */
+static int is_snapshot(const char *path)
+{
+	char head[8];
+	struct stat st;
+	ssize_t got;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), ours;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	got = pread(fd, head, sizeof(head), 0);
+	ours = got >= 0 && got == (st.st_size < 8 ? st.st_size : 8) &&
+	       memcmp(head, PD_SNAPSHOT_MAGIC, (size_t)got) == 0;
+	close(fd);
+	return ours;
+}
+
 int pd_snap_prepare(void)
 {
 	struct pd_app_config *c = &pd_app.cfg;
@@ -238,6 +264,13 @@ int pd_snap_prepare(void)
 			PD_LOG(INFO, "snapshot %s does not exist yet: starting with"
 				" empty filters\n", c->snapshot);
 			return 0;
+		}
+		if (c->snapshot_fresh && !is_snapshot(snap_file)) {
+			PD_LOG(ERR, "snapshot %s refused: %s\n", c->snapshot, err.msg);
+			PD_LOG(ERR, "stopping, the file left alone: --snapshot-policy fresh"
+				" writes over a snapshot it cannot use, not over a file of"
+				" another kind; give another --snapshot path\n");
+			return -1;
 		}
 		return refuse(err.msg);
 	}

@@ -49,7 +49,7 @@
 #define IMG_VERSION 2 /* 2: qht, qhtd, qqhtd rows packed (1: one or more words each) */
 #define IMG_FIXED 0
 #define IMG_VARIABLE 1
-#define FILE_MAGIC "PKTDSNAP"
+#define FILE_MAGIC PD_SNAPSHOT_MAGIC
 #define FILE_BOM 0x01020304u
 #define FILE_HEADER 28
 

@@ -51,6 +51,7 @@ extern "C" {
 #endif
 
 #define PD_SNAPSHOT_VERSION 1
+#define PD_SNAPSHOT_MAGIC "PKTDSNAP" /**< a snapshot file's first 8 bytes */
 #define PD_SNAPSHOT_MAX_FILTERS 1024
 #define PD_SNAPSHOT_MAX_TAG 4096
 
