@@ -212,8 +212,26 @@ reader=$!
 wait "$reader"
 /usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1]))["total"]' from-fifo.json ||
 	fail "--stats-json FIFO: the reader got no JSON"
+# a FIFO nobody reads yet: the wait is said, a reader then gets the JSON; Ctrl-C ends a
+# wait, said, status 1
+"$bin" --pcap-in cap.pcap --stats-json report.fifo 2>wait.err >/dev/null &
+run=$!
+await_line wait.err "--stats-json report.fifo is a FIFO with no reader: waiting for one" "$run" ||
+	{ cat wait.err >&2; fail "--stats-json FIFO without a reader: the wait not said"; }
+cat report.fifo >late.json
+wait "$run" || fail "--stats-json FIFO, a reader late: status $?"
+/usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1]))["total"]' late.json ||
+	fail "--stats-json FIFO, a reader late: no JSON"
+: >wait.err # no line of the run before (await_line)
+"$bin" --pcap-in cap.pcap --stats-json report.fifo 2>wait.err >/dev/null &
+run=$!
+await_line wait.err "waiting for one" "$run" || fail "--stats-json FIFO: the second wait not said"
+rc=0
+stop_run "$run" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "report.fifo: the wait for a reader ended by a signal: not written" \
+	wait.err || { cat wait.err >&2; fail "--stats-json FIFO, Ctrl-C while waiting: status $rc"; }
 echo "ok: --stats-json replaced whole: through a link (which stays, mode kept); a failed" \
-	"write leaves the old file; a FIFO written in place"
+	"write leaves the old file; a FIFO written in place, its wait for a reader said"
 
 # an output another run is writing (it holds a lock on it from before it empties it) is
 # left to that run: the second is refused (status 1) and the first's file comes out whole

@@ -334,13 +334,14 @@ int pd_app_check_outputs(const struct pd_app_config *cfg);
 
 /* replace.c: a file written whole or not at all (--stats-json): a regular file is written
  * beside where @p path leads and renamed over it by pd_replace_close(r, 1); anything else
- * in place. The stream, or NULL with errno. */
+ * in place (a FIFO without a reader: said, and waited for; @p opt names the option in
+ * messages). The stream, or NULL with errno (0: a stop signal ended the wait, said). */
 struct pd_replace {
 	FILE *f;
 	char target[PATH_MAX];    /* where the path leads */
 	char tmp[PATH_MAX + 32];  /* the file written ("": written in place) */
 };
-FILE *pd_replace_open(struct pd_replace *r, const char *path);
+FILE *pd_replace_open(struct pd_replace *r, const char *opt, const char *path);
 /* Flushed to the disk and renamed over the target when @p whole, else removed, the
  * target left as it was: 0, or -1 with errno. */
 int pd_replace_close(struct pd_replace *r, int whole);

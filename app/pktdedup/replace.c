@@ -18,7 +18,46 @@
 
 #include "pktdedup.h"
 
-FILE *pd_replace_open(struct pd_replace *r, const char *path)
+/* In place. A FIFO with no reader waits for one, which is said, as replay says it of its
+ * outputs: the JSON is written at the stop, and a wait nobody explains after Ctrl-C
+ * looks like a hang. A stop signal ends the wait (said; NULL with errno 0). */
+static FILE *open_in_place(const char *opt, const char *path)
+{
+	const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+	int fd = open(path, flags | O_NONBLOCK, 0666), fl;
+	FILE *f;
+
+	if (fd < 0 && errno == ENXIO) {
+		PD_LOG(NOTICE, "%s %s is a FIFO with no reader: waiting for one to open it"
+			" (Ctrl-C gives up)\n", opt, path);
+		fd = open(path, flags, 0666);
+		if (fd < 0 && errno == EINTR) {
+			PD_LOG(ERR, "%s %s: the wait for a reader ended by a signal: not"
+				" written\n", opt, path);
+			errno = 0;
+			return NULL;
+		}
+	} else if (fd >= 0 && ((fl = fcntl(fd, F_GETFL)) < 0 ||
+			       fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)) {
+		const int err = errno; /* writes wait, as with any file */
+
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (f == NULL) {
+		const int err = errno;
+
+		close(fd);
+		errno = err;
+	}
+	return f;
+}
+
+FILE *pd_replace_open(struct pd_replace *r, const char *opt, const char *path)
 {
 	struct stat st;
 	int have = stat(path, &st) == 0, fd = -1;
@@ -30,7 +69,7 @@ FILE *pd_replace_open(struct pd_replace *r, const char *path)
 	    snprintf(r->tmp, sizeof(r->tmp), "%s.tmp.%ld", r->target, (long)getpid()) >=
 		    (int)sizeof(r->tmp)) {
 		r->tmp[0] = '\0';
-		return r->f = fopen(path, "w"); /* in place */
+		return r->f = open_in_place(opt, path); /* in place */
 	}
 	for (int tries = 0; tries < 2 && fd < 0; tries++) {
 		/* O_EXCL|O_NOFOLLOW: a file or link planted at the name is not written through;
@@ -41,7 +80,7 @@ FILE *pd_replace_open(struct pd_replace *r, const char *path)
 	}
 	if (fd < 0) { /* a directory this user cannot write in, say: in place */
 		r->tmp[0] = '\0';
-		return r->f = fopen(path, "w");
+		return r->f = open_in_place(opt, path);
 	}
 	if (have) { /* as a write in place would leave it */
 		(void)fchmod(fd, st.st_mode & 07777);

@@ -249,12 +249,13 @@ int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const ch
 	const struct pd_filter_params *fp = pd_filter_params(pd_app.w[0]->filter);
 	const struct pd_app_config *c = &pd_app.cfg;
 	struct pd_replace r; /* the old file stays whole until the new one is */
-	FILE *o = strcmp(path, "-") == 0 ? stdout : pd_replace_open(&r, path);
+	FILE *o = strcmp(path, "-") == 0 ? stdout : pd_replace_open(&r, "--stats-json", path);
 	struct json j;
 	int rc, err;
 
 	if (o == NULL) {
-		PD_LOG(ERR, "--stats-json %s: %s\n", path, strerror(errno));
+		if (errno != 0) /* else said */
+			PD_LOG(ERR, "--stats-json %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	pd_counters_sum(&t);
