@@ -9,7 +9,7 @@
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "/var/run/dpdk/pdopt$$"' EXIT
 checked=0
 
 bad() { # "words the message must contain" options...
