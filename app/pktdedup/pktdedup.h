@@ -342,6 +342,11 @@ struct pd_replace {
 	char tmp[PATH_MAX + 32];  /* the file written ("": written in place) */
 };
 FILE *pd_replace_open(struct pd_replace *r, const char *opt, const char *path);
+/* An output opened for writing with open(2) @p flags (mode 0666): a FIFO with no reader
+ * waits for one, which is said under @p opt's name (else a forgotten reader looks like
+ * a hang), its writes then waiting as with any file. The descriptor, or -1 with errno
+ * (EINTR: a signal ended the wait). */
+int pd_open_waiting(const char *opt, const char *path, int flags);
 /* Flushed to the disk and renamed over the target when @p whole, else removed, the
  * target left as it was: 0, or -1 with errno. */
 int pd_replace_close(struct pd_replace *r, int whole);

@@ -18,31 +18,41 @@
 
 #include "pktdedup.h"
 
-/* In place. A FIFO with no reader waits for one, which is said, as replay says it of its
- * outputs: the JSON is written at the stop, and a wait nobody explains after Ctrl-C
- * looks like a hang. A stop signal ends the wait (said; NULL with errno 0). */
+int pd_open_waiting(const char *opt, const char *path, int flags)
+{
+	int fd = open(path, flags | O_NONBLOCK, 0666);
+
+	if (fd >= 0) { /* writes wait as with any file */
+		const int fl = fcntl(fd, F_GETFL);
+
+		if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+			const int err = errno;
+
+			close(fd);
+			errno = err;
+			return -1;
+		}
+		return fd;
+	}
+	if (errno != ENXIO) /* ENXIO: a FIFO with no reader */
+		return -1;
+	PD_LOG(NOTICE, "%s %s is a FIFO with no reader: waiting for one to open it\n", opt,
+	       path);
+	return open(path, flags, 0666);
+}
+
+/* In place (pd_open_waiting: the JSON is written at the stop, and a wait nobody explains
+ * after Ctrl-C looks like a hang). A stop signal that ends the wait is said: NULL with
+ * errno 0. */
 static FILE *open_in_place(const char *opt, const char *path)
 {
-	const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-	int fd = open(path, flags | O_NONBLOCK, 0666), fl;
+	const int fd = pd_open_waiting(opt, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC);
 	FILE *f;
 
-	if (fd < 0 && errno == ENXIO) {
-		PD_LOG(NOTICE, "%s %s is a FIFO with no reader: waiting for one to open it"
-			" (Ctrl-C gives up)\n", opt, path);
-		fd = open(path, flags, 0666);
-		if (fd < 0 && errno == EINTR) {
-			PD_LOG(ERR, "%s %s: the wait for a reader ended by a signal: not"
-				" written\n", opt, path);
-			errno = 0;
-			return NULL;
-		}
-	} else if (fd >= 0 && ((fl = fcntl(fd, F_GETFL)) < 0 ||
-			       fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)) {
-		const int err = errno; /* writes wait, as with any file */
-
-		close(fd);
-		errno = err;
+	if (fd < 0 && errno == EINTR) {
+		PD_LOG(ERR, "%s %s: the wait for a reader ended by a signal: not written\n",
+			opt, path);
+		errno = 0;
 		return NULL;
 	}
 	if (fd < 0)

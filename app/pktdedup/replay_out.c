@@ -111,31 +111,12 @@ static int sink_claim(const struct rio_sink *s, int fd)
 	return 0;
 }
 
-/* The file; opening a FIFO with no reader waits for one, which is said (else a forgotten
- * reader looks like a hang), and a stop signal ends the wait. Not O_TRUNC: emptied once
- * locked (sink_claim). */
+/* The file; a FIFO with no reader is waited for, which is said (pd_open_waiting), and a
+ * stop signal ends the wait. Not O_TRUNC: emptied once locked (sink_claim). */
 static int sink_open(const struct rio_sink *s)
 {
-	const int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
-	int fd = open(s->path, flags | O_NONBLOCK, 0666);
+	const int fd = pd_open_waiting(s->opt, s->path, O_WRONLY | O_CREAT | O_CLOEXEC);
 
-	if (fd >= 0) { /* writes wait as with any file */
-		const int fl = fcntl(fd, F_GETFL);
-
-		if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
-			const int err = errno;
-
-			close(fd);
-			errno = err;
-			return -1;
-		}
-		return fd;
-	}
-	if (errno != ENXIO) /* ENXIO: a FIFO with no reader */
-		return -1;
-	PD_LOG(NOTICE, "%s %s is a FIFO with no reader: waiting for one to open it\n", s->opt,
-	       s->path);
-	fd = open(s->path, flags, 0666);
 	if (fd < 0 && errno == EINTR && pd_force_quit) {
 		PD_LOG(ERR, "%s %s: interrupted by %s while waiting for a reader\n", s->opt,
 		       s->path, strsignal(pd_force_quit));
