@@ -295,18 +295,18 @@ int pd_app_check_vdev_files(int argc, char **argv, const struct pd_app_config *c
 		const char *opt, *path;
 	} own[] = {{"--stats-json", c->stats_json}, {"--snapshot", c->snapshot}};
 	const size_t n = vdev_files(argc, argv, NULL, 0);
-	struct vdev_file *f, *ours;
+	struct vdev_file *f;
+	struct file_id ours;
 	int rc = 0;
 
 	if (n == 0)
 		return 0;
-	f = calloc(n + 1, sizeof(*f));
+	f = calloc(n, sizeof(*f));
 	if (f == NULL) /* nothing checked: said, not fatal */
 		return PD_LOG(WARNING, "the net_pcap files were not checked: out of memory\n"), 0;
 	vdev_files(argc, argv, f, n);
 	for (size_t i = 0; i < n; i++)
 		file_id(f[i].path, 1, &f[i].id);
-	ours = &f[n];
 	for (size_t j = 0; j < n && rc == 0; j++) {
 		/* a file read on two queues is fine (rx_pcap twice); written, it is emptied */
 		for (size_t i = 0; i < n && rc == 0 && f[j].key[0] == 't'; i++) {
@@ -324,8 +324,8 @@ int pd_app_check_vdev_files(int argc, char **argv, const struct pd_app_config *c
 		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]) && rc == 0; k++) {
 			if (own[k].path == NULL)
 				continue;
-			file_id(own[k].path, 1, &ours->id);
-			if (!same(&ours->id, &f[j].id))
+			file_id(own[k].path, 1, &ours);
+			if (!same(&ours, &f[j].id))
 				continue;
 			PD_LOG(ERR, "--vdev %s: %s=%s is the same file as %s %s; writing one"
 				" would destroy the other\n", f[j].vdev, f[j].key, f[j].path,
