@@ -4,7 +4,9 @@
 #    --filter exact --key packet it is editcap -D's, byte for byte; no frame unaccounted;
 #  - frames of 65,226 and 131,072 bytes (libpcap reads up to 262,144) are deduplicated
 #    like any other, written whole;
-#  - a damaged record after 3 good ones: status 1, exactly those 3 frames written;
+#  - a damaged record after 3 good ones: status 1, exactly those 3 frames written; two
+#    captures joined with cat (the second big-endian, nanosecond, or as the first): status
+#    1 at the second header, the first's frames written and nothing of the header;
 #  - timestamps after 2038 (2,147,483,653 s) are written as read;
 #  - SIGINT or SIGHUP during a replay from a pipe: status 130 or 129, "interrupted", the
 #    frames read so far written, the snapshot too, and a summary that says it; SIGUSR1:
@@ -52,6 +54,14 @@ elif cmd == "damaged":  # 3 good records, then one claiming 262145 bytes, then z
     for i in range(3):
         out.write(rec(udp4(i, 64), 1700000000 + i))
     out.write(struct.pack("<IIII", 1700000003, 0, 262145, 262145) + bytes(300000))
+elif cmd == "joined":  # 3 frames, then another capture's header (argv[3]) and 3 more
+    for i in range(3):
+        out.write(rec(udp4(i, 64), 1700000000 + i))
+    out.write(hdr() if sys.argv[3] == "same" else
+              struct.pack(">IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1))
+    for i in range(3, 6):
+        out.write(rec(udp4(i, 64), 1700000000 + i) if sys.argv[3] == "same" else
+                  struct.pack(">IIII", 1700000000 + i, 0, 64, 64) + udp4(i, 64))
 elif cmd == "y2038":  # after 2^31 s, each frame twice
     for i in range(4):
         out.write(rec(udp4(i % 2, 64), 2147483653 + i, 1000 * i))
@@ -118,6 +128,19 @@ grep -q "after 3 frames" "$tmp/bad.err" || { cat "$tmp/bad.err" >&2; fail "damag
 	fail "damaged: $($tool frames "$tmp/bad-out.pcap" | wc -l) frames written, want 3"
 [ "$(stat -c %s "$tmp/bad-out.pcap")" -eq $((24 + 3 * (16 + 64))) ] || fail "damaged: file size"
 echo "ok: damaged record after 3 frames: status 1, exactly those 3 written"
+for second in same swapped; do
+	mk joined "$tmp/joined.pcap" $second
+	rc=0
+	"$bin" --pcap-in "$tmp/joined.pcap" --pcap-out "$tmp/joined-out.pcap" --action count \
+		>/dev/null 2>"$tmp/joined.err" || rc=$?
+	[ "$rc" -eq 1 ] || { cat "$tmp/joined.err" >&2; fail "joined ($second): status $rc, want 1"; }
+	grep -q "a second pcap file header .* after 3 frames" "$tmp/joined.err" ||
+		{ cat "$tmp/joined.err" >&2; fail "joined ($second): message"; }
+	cmp -n $((24 + 3 * (16 + 64))) "$tmp/joined.pcap" "$tmp/joined-out.pcap" &&
+		[ "$(stat -c %s "$tmp/joined-out.pcap")" -eq $((24 + 3 * (16 + 64))) ] ||
+		fail "joined ($second): not the first capture's 3 frames alone"
+done
+echo "ok: two captures joined with cat: status 1 at the second header, the first's frames alone"
 
 # 4. times after 2038
 mk y2038 "$tmp/y2038.pcap"
