@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -588,6 +589,26 @@ static void teardown(void)
 }
 
 /*
+ * Under systemd (the unit in app/service) standard error goes to the journal, and EAL's
+ * log stream writes each line to standard error and to syslog, which the journal keeps
+ * too: every line of EAL and every warning and error of an instance was in `journalctl
+ * -u` twice. systemd names the journal's stream in JOURNAL_STREAM ("device:inode"); when
+ * that is standard error, the lines go there alone, EAL's from its start. Elsewhere
+ * EAL's stream stays as it is, except in a replay (its lines to stderr alone).
+ */
+static int stderr_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	int n = 0;
+
+	return js != NULL && sscanf(js, "%llu:%llu%n", &dev, &ino, &n) == 2 &&
+	       js[n] == '\0' && fstat(STDERR_FILENO, &st) == 0 &&
+	       (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+/*
  * Standard input, output and error hold their numbers before any file is opened: run
  * with one closed (`>&-`), the first file opened takes its number, and what is printed
  * to "standard output" goes into that file (`--pcap-in - --pcap-out F >&-` had F on
@@ -640,6 +661,8 @@ int main(int argc, char **argv)
 	if (status != 0)
 		return status;
 	pd_app.eal = !pd_app.replay || pd_app.cfg.telemetry; /* threads.c says why */
+	if (pd_app.replay || stderr_is_journal()) /* EAL's lines too: stderr, not syslog */
+		rte_openlog_stream(stderr);
 	if (pd_app.eal) {
 		stop_signals(1);
 		rc = pd_app.replay ? rte_eal_init(replay_eal_args(&pd_app.cfg, argv[0], eal_argv),
@@ -652,8 +675,6 @@ int main(int argc, char **argv)
 		clock_setup();
 	}
 	stop_signals(0);
-	if (pd_app.replay) /* a replay's messages go to stderr, not to syslog */
-		rte_openlog_stream(stderr);
 	if (pd_app.cfg.quiet) /* errors and warnings only, whatever --log-level said */
 		rte_log_set_level(pd_logtype, RTE_LOG_WARNING);
 	status = setup();
