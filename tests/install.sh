@@ -53,6 +53,8 @@ grep -q "^ExecStart=$prefix/bin/pktdedup \$EAL_OPTIONS -- \$PKTDEDUP_OPTIONS$" \
 	"$root/lib/systemd/system/pktdedup@.service" || fail "the unit's ExecStart"
 grep -q "^EnvironmentFile=$prefix/etc/pktdedup/%i.conf$" \
 	"$root/lib/systemd/system/pktdedup@.service" || fail "the unit's EnvironmentFile"
+grep -q "^RestartPreventExitStatus=2$" "$root/lib/systemd/system/pktdedup@.service" ||
+	fail "the unit restarts on bad options (status 2)"
 (set -u; . "$root/etc/pktdedup/default.conf"; [ -n "$EAL_OPTIONS" ] && [ -n "$PKTDEDUP_OPTIONS" ]) ||
 	fail "default.conf does not set EAL_OPTIONS and PKTDEDUP_OPTIONS"
 # syslog(3) caught in a file, to see what goes there as well as to standard error
