@@ -35,7 +35,8 @@ timeout --preserve-status -s INT "$secs" build/app/pktdedup/pktdedup --no-huge \
 	-m $((512 + 512 * workers)) --no-pci --no-shconf --file-prefix "soak$$" \
 	--log-level '*:warning' -l "0-$((workers - 1))" --vdev "$vdev" -- --ports 0 \
 	--mbufs $((100000 * workers)) --stats-interval 60 --snapshot "$tmp/state.snap" \
-	--snapshot-interval 30s --stats-json "$tmp/soak.json" "${extra[@]}" >"$tmp/out.txt" 2>"$tmp/err.txt" || rc=$?
+	--snapshot-interval 30s --stats-json "$tmp/soak.json" "${extra[@]}" \
+	>"$tmp/out.txt" 2>"$tmp/err.txt" || rc=$?
 cat "$tmp/err.txt" "$tmp/out.txt"
 [ -f "$tmp/soak.json" ] || { echo "soak: no summary (status $rc)"; exit 1; }
 python3 - "$tmp/soak.json" "$rc" <<'PY'

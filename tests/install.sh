@@ -5,9 +5,10 @@
 # `systemd-analyze verify` where systemd is present (pointed at the scratch binary). The
 # options file's PKTDEDUP_OPTIONS run as the unit runs them (its EAL options made net_null
 # ports, its state directory the scratch one, its --memory 4M: a snapshot of 256 MiB
-# took 4 s to write), stopped by SIGTERM as systemctl stops
-# it: status 0, the plan and the summary on the output the journal keeps, the JSON and
-# the snapshot written.
+# took 4 s to write), stopped by SIGTERM as systemctl stops it: status 0, the plan and
+# the summary on the output the journal keeps, the JSON and the snapshot written. With
+# JOURNAL_STREAM naming that output, as systemd names it, none of it goes to syslog as
+# well (an LD_PRELOAD'd syslog(3) catches what would); without, EAL's stream sends it.
 #   bash tests/install.sh BUILD_DIR
 set -euo pipefail
 build=$(realpath "$1")
