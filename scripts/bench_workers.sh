@@ -11,7 +11,8 @@
 #     N net_null ports of one queue each (net_null packs its queues' state, 40 bytes
 #     each, and adds to a queue's counter every burst: the queues of one port write each
 #     other's cache lines, as a NIC's queues do not; docs/speed.md, "Workers");
-#   pktdedup on net_null, packet keys, N workers with RSS (its frames are 64 zero bytes:
+#   pktdedup on net_null, packet keys without a window (--window none, as the tables in
+#     docs/speed.md were measured), N workers with RSS (its frames are 64 zero bytes:
 #     net_null spreads nothing by content, so each worker keeps its own copy of the one
 #     key: the cost of a worker without a skew);
 #   pktdedup on net_pcap, flow keys on FLOWS (65,536) different 64-byte UDP frames (balanced
@@ -111,7 +112,7 @@ independent() { # workers null|pcap -> Mpps: N one-worker processes at once, one
 	f=$(first "$n")
 	for i in $(seq 0 $((n - 1))); do
 		if [ "$2" = null ]; then
-			pdrun "$((f + i))" "bw$$-$i" 1 net_null0 --key packet >"$tmp/ind$i" &
+			pdrun "$((f + i))" "bw$$-$i" 1 net_null0 --key packet --window none >"$tmp/ind$i" &
 		else
 			pdrun "$((f + i))" "bw$$-$i" 1 "$(pcaps 1)" --key flow --mbufs 100000 \
 				>"$tmp/ind$i" &
@@ -182,13 +183,13 @@ for r in $(seq "$reps"); do
 		tc[$n,$r]=$(testpmd "$n" queues pcap)
 		tcp[$n,$r]=${tc[$n,$r]}
 		[ "$n" = 1 ] || tcp[$n,$r]=$(testpmd "$n" ports pcap)
-		rss[$n,$r]=$(pktdedup "$n" net_null0 --key packet --dispatch rss)
+		rss[$n,$r]=$(pktdedup "$n" net_null0 --key packet --window none --dispatch rss)
 		if [ "$n" = 1 ]; then
 			sw[$n,$r]=$(pktdedup 1 "$(pcaps 1)" --key flow --mbufs 100000)
 		else
 			sw[$n,$r]=$(pktdedup "$n" "$(pcaps "$n")" --key flow --dispatch software \
 				--mbufs $((100000 * n)))
-			one[$n,$r]=$(pktdedup "$n" net_null0 --key packet --dispatch software)
+			one[$n,$r]=$(pktdedup "$n" net_null0 --key packet --window none --dispatch software)
 			ind[$n,$r]=$(independent "$n" pcap)
 			indn[$n,$r]=$(independent "$n" null)
 		fi

@@ -7,7 +7,9 @@
 #  - the start-up line and the JSON give the resolved parameters, the predicted FPR and
 #    how many keys the state remembers (checked against the layout's own arithmetic);
 #  - a filter that cannot keep the budget is refused (status 2) unless --fpr accepts it;
-#  - the README's quick-start count lines are what the main job prints.
+#  - the README's quick-start count lines are what the main job prints;
+#  - the packet key's window is 100 ms: mirror copies dropped, a host's own repeats
+#    300 ms and 1 s later kept, and said at the start.
 set -euo pipefail
 . "$(dirname "$0")/e2e_common.sh"
 tmp=$(mktemp -d)
@@ -141,3 +143,48 @@ got=$("$bin" --pcap-in "$in" --pcap-out "$tmp/quick.pcap" --key packet \
 [ -n "$want" ] && [ "$want" = "$got" ] ||
 	fail "README's quick-start lines: '$want'; the main job prints: '$got'"
 echo "ok: README's quick-start counts are the main job's"
+
+# The packet key's default window, 100 ms: a mirror's copy 50 us after its packet is
+# dropped, the same bytes sent again by their host later are kept. An IPv6 TCP segment
+# without timestamps (a retransmission 300 ms later: TCP's least timeout is 200 ms) and
+# an IPv4 DNS query with IP ID 0 and DF (an unconnected Linux socket's; retried 1 s
+# later), each packet with its mirror copy. Without a window (--window none) every
+# repeat went as a copy.
+/usr/bin/python3 - "$tmp/rtx.pcap" <<'PY'
+import struct, sys
+eth = lambda t: b"\x02\0\0\0\0\x02\x02\0\0\0\0\x01" + struct.pack("!H", t)
+payload = b"x" * 100
+tcp = struct.pack("!HHIIBBHHH", 50000, 443, 1000, 2000, 5 << 4, 0x18, 512, 0, 0) + payload
+v6 = eth(0x86DD) + struct.pack("!IHBB", 6 << 28, len(tcp), 6, 64) + \
+    bytes.fromhex("20010db8000000000000000000000001") + \
+    bytes.fromhex("20010db8000000000000000000000002") + tcp
+dns = struct.pack("!HHHHHH", 4242, 0x0100, 1, 0, 0, 0) + b"\x07example\x03com\x00" + \
+    struct.pack("!HH", 1, 1)
+udp = struct.pack("!HHHH", 40000, 53, 8 + len(dns), 0) + dns
+v4 = eth(0x0800) + struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17,
+                               0, bytes([192, 0, 2, 1]), bytes([192, 0, 2, 53])) + udp
+out = open(sys.argv[1], "wb")
+out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+# (microseconds, frame): each packet, then its mirror copy 50 us later
+for us, f in ((0, v6), (50, v6), (10000, v4), (10050, v4), (300000, v6), (300050, v6),
+              (1010000, v4), (1010050, v4)):
+    out.write(struct.pack("<IIII", 1700000000 + us // 1000000, us % 1000000, len(f), len(f)) + f)
+PY
+"$bin" --pcap-in "$tmp/rtx.pcap" --pcap-out "$tmp/rtx-out.pcap" --stats-json "$tmp/rtx.json" \
+	>/dev/null 2>"$tmp/rtx.err" || fail "default window: status $?"
+[ "$(json "$tmp/rtx.json" unique)" -eq 4 ] && [ "$(json "$tmp/rtx.json" duplicate)" -eq 4 ] ||
+	fail "default window: $(json "$tmp/rtx.json" unique) unique, want the 4 sent (2 again)"
+kept=$(/usr/bin/python3 -c 'import struct, sys
+d = open(sys.argv[1], "rb").read(); o = 24; t = []
+while o + 16 <= len(d):
+    s, u, c, _ = struct.unpack("<IIII", d[o:o + 16]); t.append(str((s - 1700000000) * 10**6 + u))
+    o += 16 + c
+print(" ".join(t))' "$tmp/rtx-out.pcap")
+[ "$kept" = "0 10000 300000 1010000" ] || fail "default window: kept the frames of us $kept"
+grep -q "window 100ms, the default with --key packet" "$tmp/rtx.err" ||
+	{ cat "$tmp/rtx.err" >&2; fail "default window: not said"; }
+"$bin" --pcap-in "$tmp/rtx.pcap" --window none --stats-json "$tmp/rtx-none.json" \
+	>/dev/null 2>&1 || fail "--window none: status $?"
+[ "$(json "$tmp/rtx-none.json" unique)" -eq 2 ] || fail "--window none: not 2 unique"
+echo "ok: default window 100 ms: a retransmission 300 ms and a DNS retry 1 s later kept," \
+	"their mirror copies 50 us later dropped; --window none drops the repeats too"

@@ -35,7 +35,7 @@ open(sys.argv[1], "wb").write(b"".join(out))
 PY
 
 verdicts() { # memory fpr window-us seed: the run's verdicts and stats, as $tmp/CASE-SEED.*
-	local w=() out="$tmp/$1:$2:$3-$4"
+	local w=(--window none) out="$tmp/$1:$2:$3-$4"
 	[ "$3" = 0 ] || w=(--window "$3us")
 	"$bin" --pcap-in "$tmp/stream.pcap" --pcap-out /dev/null --dup-out "$out.pcap" \
 		--key packet --compare-from l2 --ignore none --memory "$1" --fpr "$2" "${w[@]}" \
@@ -129,7 +129,7 @@ done
 	{ cat "$tmp/s.out" >&2; exit 1; }
 grep -q "FPR: too few unique packets checked for an interval (.* of 100), FNR: too few copies checked for an interval (.* of 100); --estimate-rate 1 checks every key" "$tmp/s.out" ||
 	{ cat "$tmp/s.out" >&2; echo "FAIL: small sample: no 'too few' line" >&2; exit 1; }
-"$bin" --pcap-in "$root/pcap/dups.pcap" --pcap-out "$tmp/s.pcap" --estimate-rate 1 \
+"$bin" --pcap-in "$root/pcap/dups.pcap" --pcap-out "$tmp/s.pcap" --estimate-rate 1 --window none \
 	>"$tmp/s.out" 2>&1 || { cat "$tmp/s.out" >&2; exit 1; }
 # the fixture's copies and unique packets as its generator counts them; FPR's bound is
 # the Wilson score interval's for 0 of them (each unique key counted once)

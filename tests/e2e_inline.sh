@@ -172,7 +172,9 @@ PY
 # exactly the distinct frames of the input, whichever copy came first. With --filter
 # exact nothing unique can be dropped; with qhtlru (16 MiB, or 1 MiB a worker for
 # fifteen) and a fixed seed none of the 2048 keys meets another's fingerprint. A copy
-# passes only if bypassed at a full ring, and the run says how many were. The exact
+# passes only if bypassed at a full ring, and the run says how many were (no window:
+# workers that take turns on one CPU receive a copy 100 ms and more after its original,
+# the default window's, in RX time). The exact
 # filter's run is timed (its delays): a lookup handed over carries the packet's time, so
 # every copy's delay is under a second, and most are 1 us or more
 # (an original and its copy come from queues read by workers that take turns on one
@@ -187,7 +189,7 @@ spread() { # workers filter-options...
 	until_rx 4096 "$bin" --no-huge -m 768 --no-pci --no-shconf \
 		--file-prefix "$prefix" --log-level '*:warning' --log-level 'pktdedup:info' \
 		--lcores "(0-$((n - 1)))@0" --vdev "$vdev" \
-		-- --ports 0 --dispatch software --key packet "$@" --action drop \
+		-- --ports 0 --dispatch software --key packet --window none "$@" --action drop \
 		--stats-json "$tmp/three.json" || rc=$?
 	[ "$rc" -ne 137 ] ||
 		{ echo "FAIL: $n workers $*: still running 20 s after SIGINT (killed)" >&2; exit 1; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Replay's input and outputs against Wireshark's tools (editcap, mergecap) and tcpdump:
-#  - `cat in.pcapng | pktdedup --pcap-in - --pcap-out - --key packet --filter exact`
+#  - `cat in.pcapng | pktdedup --pcap-in - --pcap-out - --key packet --filter exact --window none`
 #    writes editcap -D's file, byte for byte: two interfaces and packet comments kept;
 #  - pcapng with whole-frame keys: editcap -D's file, also from a big-endian section;
 #    --dup-out holds exactly the copies, with the interfaces and comments;
@@ -20,17 +20,17 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 bin=$(realpath "$bin")
 cd "$tmp"
 fail() { echo "FAIL: $*" >&2; exit 1; }
-l2=(--filter exact --compare-from l2 --ignore none --quiet)
+l2=(--filter exact --window none --compare-from l2 --ignore none --quiet)
 
 # 1. the pipeline: unique frames (by the packet key) twice, 1 us apart, from two
 #    interfaces (originals odd, copies even), two originals with comments; every copy
 #    is exact, so editcap -D agrees
-"$bin" --pcap-in "$in" --pcap-out u.pcap --key packet --filter exact --unparseable drop \
+"$bin" --pcap-in "$in" --pcap-out u.pcap --key packet --filter exact --window none --unparseable drop \
 	--quiet
 editcap -t 0.000001 u.pcap u2.pcap
 mergecap -I none -w m.pcapng u.pcap u2.pcap
 editcap -a 3:"first comment" -a 501:"second comment" m.pcapng in.pcapng
-cat in.pcapng | "$bin" --pcap-in - --pcap-out - --key packet --filter exact >out.pcap \
+cat in.pcapng | "$bin" --pcap-in - --pcap-out - --key packet --filter exact --window none >out.pcap \
 	2>err.txt || { cat err.txt >&2; fail "the pipeline failed"; }
 editcap -D "$(nframes in.pcapng)" in.pcapng editcap.pcapng >/dev/null 2>&1
 cmp out.pcap editcap.pcapng || fail "pipeline: not editcap -D's file"
@@ -224,16 +224,16 @@ filled() { # KiB name options...
 		fail "$name: not the first $end bytes of the full file ($(stat -c %s "$name.cut"))"
 	echo "$n"
 }
-n=$(filled 100 p --pcap-out p.out --filter exact --workers 2)
+n=$(filled 100 p --pcap-out p.out --filter exact --window none --workers 2)
 [ "$(json p.json tx)" -eq "$n" ] && [ "$n" -gt 1024 ] &&
 	[ "$(json p.json tx_failed)" -eq $(($(cat p.first) - n)) ] &&
 	grep -q "File too large after .* the frames counted as forwarded are those it took whole" p.log ||
 	{ cat p.log >&2; fail "a full pcap: $n frames fit, tx $(json p.json tx)"; }
-n=$(filled 20 g --pcap-out g.out --filter exact --out-format pcapng)
+n=$(filled 20 g --pcap-out g.out --filter exact --window none --out-format pcapng)
 [ "$(json g.json tx)" -eq "$n" ] && [ "$n" -gt 0 ] && [ "$n" -lt 1024 ] &&
 	[ "$(json g.json tx_failed)" -eq $(($(cat g.first) - n)) ] ||
 	fail "a full pcapng: $n frames fit, tx $(json g.json tx)"
-n=$(filled 30 d --dup-out d.out --filter exact)
+n=$(filled 30 d --dup-out d.out --filter exact --window none)
 grep -q "it took $n of the copies whole" d.log || { cat d.log >&2; fail "a full --dup-out"; }
 # the blocks after a pcapng's last packet (a 4,000-byte copyable custom block) that do
 # not fit: every frame is in, the file is cut after the last one, status 1, said once
@@ -244,11 +244,11 @@ data = open(sys.argv[1], "rb").read()
 open(sys.argv[2], "wb").write(data + struct.pack("<II", 0xBAD, len(body) + 12) + body +
                               struct.pack("<I", len(body) + 12))
 PY
-"$bin" --pcap-in trailer.pcapng --pcap-out t.full --filter exact --stats-json t.full.json --quiet
+"$bin" --pcap-in trailer.pcapng --pcap-out t.full --filter exact --window none --stats-json t.full.json --quiet
 full=$(stat -c %s t.full)
 rc=0
 (trap '' XFSZ; ulimit -f $(((full - 2000) / 1024)); exec "$bin" --pcap-in trailer.pcapng \
-	--pcap-out t.out --filter exact --stats-json t.json >t.log 2>&1) || rc=$?
+	--pcap-out t.out --filter exact --window none --stats-json t.json >t.log 2>&1) || rc=$?
 [ "$rc" -eq 1 ] && [ "$(stat -c %s t.out)" -eq $((full - 4000)) ] &&
 	cmp -s t.out <(head -c $((full - 4000)) t.full) &&
 	[ "$(json t.json tx)" -eq "$(json t.full.json tx)" ] && [ "$(json t.json tx_failed)" -eq 0 ] &&
@@ -290,13 +290,13 @@ echo "ok: a reader that stops reading: Ctrl-C breaks the waiting write, status 1
 #    the run goes on when the other end opens, and Ctrl-C ends a wait for a reader with
 #    status 130
 mkfifo lonely
-"$bin" --pcap-in "$in" --pcap-out lonely --filter exact >lonely.log 2>&1 &
+"$bin" --pcap-in "$in" --pcap-out lonely --filter exact --window none >lonely.log 2>&1 &
 run=$!
 await_line lonely.log "pktdedup: --pcap-out lonely is a FIFO with no reader: waiting for one" \
 	"$run" || { cat lonely.log >&2; fail "--pcap-out FIFO: the wait not said"; }
 cat lonely >lonely.pcap
 wait "$run" || fail "--pcap-out FIFO: status $?"
-"$bin" --pcap-in "$in" --pcap-out direct.pcap --filter exact --quiet
+"$bin" --pcap-in "$in" --pcap-out direct.pcap --filter exact --window none --quiet
 cmp -s lonely.pcap direct.pcap || fail "--pcap-out FIFO: not the file's output"
 : >lonely.log # no line of the run before (await_line)
 "$bin" --pcap-in "$in" --pcap-out lonely >lonely.log 2>&1 &
@@ -307,7 +307,7 @@ stop_run "$run" || rc=$?
 [ "$rc" -eq 130 ] && grep -q "lonely: interrupted by Interrupt while waiting for a reader" lonely.log ||
 	{ cat lonely.log >&2; fail "--pcap-out FIFO, Ctrl-C while waiting: status $rc"; }
 : >lonely.log
-"$bin" --pcap-in lonely --pcap-out lonely-in.pcap --filter exact >lonely.log 2>&1 &
+"$bin" --pcap-in lonely --pcap-out lonely-in.pcap --filter exact --window none >lonely.log 2>&1 &
 run=$!
 await_line lonely.log "pktdedup: --pcap-in lonely is a FIFO: the replay starts when a writer opens it" \
 	"$run" || { cat lonely.log >&2; fail "--pcap-in FIFO: the wait not said"; }
@@ -368,7 +368,7 @@ ref two.pcap.gz two.pcap && cmp two.pcap tap-plain.pcap || fail "two gzip member
 size=$(stat -c %s tap.pcap.gz)
 head -c $((size / 2)) tap.pcap.gz >cut.pcap.gz
 rc=0
-"$bin" --pcap-in cut.pcap.gz --pcap-out cut.pcap --filter exact --compare-from l2 --ignore none \
+"$bin" --pcap-in cut.pcap.gz --pcap-out cut.pcap --filter exact --window none --compare-from l2 --ignore none \
 	>cut.out 2>&1 || rc=$?
 [ "$rc" -eq 1 ] && grep -q "gzip: the input ends inside a compressed member after [0-9]* frames" \
 	cut.out && [ "$($tool frames cut.pcap | wc -l)" -gt 100 ] ||
@@ -378,7 +378,7 @@ rc=0
 cp tap.pcap.gz bad.pcap.gz
 printf '\377\377\377\377' | dd of=bad.pcap.gz bs=1 seek=$((size - 8)) conv=notrunc 2>/dev/null
 rc=0
-"$bin" --pcap-in bad.pcap.gz --pcap-out bad.pcap --filter exact >bad.out 2>&1 || rc=$?
+"$bin" --pcap-in bad.pcap.gz --pcap-out bad.pcap --filter exact --window none >bad.out 2>&1 || rc=$?
 [ "$rc" -eq 1 ] && grep -q "gzip: incorrect data check" bad.out ||
 	{ cat bad.out >&2; fail "damaged gzip: status $rc"; }
 echo "ok: gzip'd pcap and pcapng (file, pipe, two members) give the plain outputs; a cut or" \
@@ -393,7 +393,7 @@ echo "ok: gzip'd pcap and pcapng (file, pipe, two members) give the plain output
 #    one link type, status 1 at the first raw frame.
 editcap -T rawip -F pcapng "$root/pcap/tap.pcap" raw.pcapng
 cat tap.pcapng raw.pcapng >mixed.pcapng
-l3=(--filter exact --quiet)
+l3=(--filter exact --window none --quiet)
 "$bin" --pcap-in tap.pcapng --pcap-out tap-l3.pcapng "${l3[@]}"
 "$bin" --pcap-in raw.pcapng --pcap-out raw-l3.pcapng "${l3[@]}"
 cat tap-l3.pcapng raw-l3.pcapng >mixed-want.pcapng

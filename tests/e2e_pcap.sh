@@ -36,7 +36,7 @@ sys.exit(0 if j["accounted"] and j["mbufs_in_use"] == 0 and j["ports"] == []
 }
 
 # 1. whole frames against editcap -D (window larger than the file: exact dedup)
-"$bin" --pcap-in "$in" --pcap-out "$tmp/l2.pcap" --filter exact --key packet \
+"$bin" --pcap-in "$in" --pcap-out "$tmp/l2.pcap" --filter exact --window none --key packet \
 	--compare-from l2 --ignore none --stats-json "$tmp/l2.json" >/dev/null 2>&1
 editcap -F pcap -D "$(nframes "$in")" "$in" "$tmp/editcap.pcap" >/dev/null
 $tool frames "$tmp/editcap.pcap" >"$tmp/editcap.txt"
@@ -49,7 +49,7 @@ cmp "$tmp/editcap.pcap" "$tmp/l2.pcap" ||
 echo "ok: packet key from L2, nothing ignored = editcap -D, byte for byte: $(wc -l <"$tmp/l2.txt") of $n frames"
 check_counts "$tmp/l2.json" packet-l2-none drop
 # a nanosecond pcap stays one, timestamps to the nanosecond
-"$bin" --pcap-in "$root/pcap/tap.pcap" --pcap-out "$tmp/tap.pcap" --filter exact --key packet \
+"$bin" --pcap-in "$root/pcap/tap.pcap" --pcap-out "$tmp/tap.pcap" --filter exact --window none --key packet \
 	--compare-from l2 --ignore none >/dev/null 2>&1
 editcap -F nsecpcap -D "$(nframes "$root/pcap/tap.pcap")" "$root/pcap/tap.pcap" \
 	"$tmp/tap-editcap.pcap" >/dev/null
@@ -68,7 +68,7 @@ echo "ok: --pcap-out /dev/full: exit 1, $(grep -o 'No space left on device.*' "$
 
 # 2. packet keys with TTL and checksum masked: input minus the generator's duplicates
 for v in packet flow srcip; do
-	"$bin" --pcap-in "$in" --pcap-out "$tmp/$v.pcap" --filter exact --key "$v" \
+	"$bin" --pcap-in "$in" --pcap-out "$tmp/$v.pcap" --filter exact --window none --key "$v" \
 		--stats-json "$tmp/$v.json" >/dev/null 2>&1
 	$tool expect-drop "$in" "$exp" "$v" >"$tmp/want.txt"
 	$tool frames "$tmp/$v.pcap" >"$tmp/got.txt"
@@ -78,7 +78,7 @@ for v in packet flow srcip; do
 done
 
 # 3. mark: all frames, the duplicates marked with DSCP 10 and a valid checksum
-"$bin" --pcap-in "$in" --pcap-out "$tmp/mark.pcap" --filter exact --key packet \
+"$bin" --pcap-in "$in" --pcap-out "$tmp/mark.pcap" --filter exact --window none --key packet \
 	--action mark --mark-dscp 10 --stats-json "$tmp/mark.json" >/dev/null 2>&1
 $tool expect-mark "$in" "$exp" packet 10 >"$tmp/want.txt"
 $tool frames "$tmp/mark.pcap" >"$tmp/got.txt"
@@ -86,13 +86,13 @@ diff -q "$tmp/want.txt" "$tmp/got.txt" >/dev/null || { echo "FAIL: mark output" 
 check_counts "$tmp/mark.json" packet mark
 
 # 4. count: output = input
-"$bin" --pcap-in "$in" --pcap-out "$tmp/count.pcap" --filter exact --key packet \
+"$bin" --pcap-in "$in" --pcap-out "$tmp/count.pcap" --filter exact --window none --key packet \
 	--action count --stats-json "$tmp/count.json" >/dev/null 2>&1
 cmp -s "$in" "$tmp/count.pcap" || { echo "FAIL: count: output is not the input file" >&2; exit 1; }
 check_counts "$tmp/count.json" packet count
 
 # 5. two workers: each owns the keys its hash gives it, the output is the same file
-"$bin" --pcap-in "$in" --workers 2 --filter exact --key packet --pcap-out "$tmp/two.pcap" \
+"$bin" --pcap-in "$in" --workers 2 --filter exact --window none --key packet --pcap-out "$tmp/two.pcap" \
 	--stats-json "$tmp/two.json" >"$tmp/two.out" 2>&1
 check_counts "$tmp/two.json" packet drop
 cmp "$tmp/packet.pcap" "$tmp/two.pcap" || { echo "FAIL: 2 workers: another output" >&2; exit 1; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Replay loses nothing but copies, whatever the file, the worker count or a signal:
 #  - 200,000 frames, 100,000 distinct: --workers 1, 2 and 4 write the same file, and with
-#    --filter exact --key packet it is editcap -D's, byte for byte; no frame unaccounted;
+#    --filter exact --window none --key packet it is editcap -D's, byte for byte; no frame unaccounted;
 #  - frames of 65,226 and 131,072 bytes (libpcap reads up to 262,144) are deduplicated
 #    like any other, written whole;
 #  - a damaged record after 3 good ones: status 1, exactly those 3 frames written; two
@@ -108,7 +108,7 @@ echo "ok: 200,000 frames: --workers 1, 2, 4 write the same file (exact and qqhtd
 # 2. large frames: keyed and deduplicated, written whole
 mk large "$tmp/large.pcap"
 rc=0
-"$bin" --pcap-in "$tmp/large.pcap" --pcap-out "$tmp/large-out.pcap" --filter exact \
+"$bin" --pcap-in "$tmp/large.pcap" --pcap-out "$tmp/large-out.pcap" --filter exact --window none \
 	--key packet --stats-json "$tmp/large.json" >/dev/null 2>"$tmp/large.err" || rc=$?
 [ "$rc" -eq 0 ] || { cat "$tmp/large.err" >&2; fail "large frames: status $rc"; }
 editcap -F pcap -D 100 "$tmp/large.pcap" "$tmp/large-editcap.pcap" >/dev/null 2>&1
@@ -120,7 +120,7 @@ echo "ok: frames of 65,226 and 131,072 bytes deduplicated, output = editcap -D"
 # 3. a damaged record: the frames before it, and nothing else
 mk damaged "$tmp/bad.pcap"
 rc=0
-"$bin" --pcap-in "$tmp/bad.pcap" --pcap-out "$tmp/bad-out.pcap" --filter exact --key packet \
+"$bin" --pcap-in "$tmp/bad.pcap" --pcap-out "$tmp/bad-out.pcap" --filter exact --window none --key packet \
 	>/dev/null 2>"$tmp/bad.err" || rc=$?
 [ "$rc" -eq 1 ] || fail "damaged: status $rc, want 1"
 grep -q "after 3 frames" "$tmp/bad.err" || { cat "$tmp/bad.err" >&2; fail "damaged: message"; }
@@ -144,7 +144,7 @@ echo "ok: two captures joined with cat: status 1 at the second header, the first
 
 # 4. times after 2038
 mk y2038 "$tmp/y2038.pcap"
-"$bin" --pcap-in "$tmp/y2038.pcap" --pcap-out "$tmp/y2038-out.pcap" --filter exact --key packet \
+"$bin" --pcap-in "$tmp/y2038.pcap" --pcap-out "$tmp/y2038-out.pcap" --filter exact --window none --key packet \
 	--action count >/dev/null 2>&1 || fail "y2038: status $?"
 [ "$(ts_of "$tmp/y2038.pcap")" = "$(ts_of "$tmp/y2038-out.pcap")" ] ||
 	fail "y2038: times $(ts_of "$tmp/y2038-out.pcap" | tr '\n' ' ')"
@@ -169,7 +169,7 @@ for sig in "INT:130:Interrupt:--workers 3 --snapshot-interval 3600s" HUP:129:Han
 	# SIGHUP at its default whatever this suite inherited (under nohup pktdedup keeps
 	# an ignored hangup ignored)
 	# shellcheck disable=SC2086
-	env --default-signal=HUP "$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/int-out.pcap" --filter exact --key packet \
+	env --default-signal=HUP "$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/int-out.pcap" --filter exact --window none --key packet \
 		--snapshot "$tmp/int.snap" $more >"$tmp/int.out" 2>"$tmp/int.err" &
 	pid=$!
 	for _ in $(seq 100); do
@@ -195,7 +195,7 @@ done
 # the run ends as any other (status 0, every frame written); it killed the run (138)
 { cat "$tmp/part.pcap"; exec sleep 30; } >"$tmp/fifo" &
 feeder=$!
-"$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/usr1.pcap" --filter exact >/dev/null \
+"$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/usr1.pcap" --filter exact --window none >/dev/null \
 	2>"$tmp/usr1.err" &
 pid=$!
 await_line "$tmp/usr1.err" "replay of" "$pid" || fail "SIGUSR1: the replay did not start"
@@ -217,10 +217,10 @@ echo "ok: SIGUSR1 while reading a pipe: the counter line (rx 1000), the run goes
 # scapy): the same frames kept as from the Ethernet original, and the output keeps the
 # input's link type (--action mark on them: below).
 /usr/bin/python3 "$root/tests/link_types.py" "$in" "$tmp" strip-tags
-"$bin" --pcap-in "$in" --pcap-out "$tmp/eth-out.pcap" --filter exact --key packet \
+"$bin" --pcap-in "$in" --pcap-out "$tmp/eth-out.pcap" --filter exact --window none --key packet \
 	--stats-json "$tmp/eth.json" >/dev/null 2>&1 || fail "Ethernet replay"
 for l in sll sll2; do
-	"$bin" --pcap-in "$tmp/$l.pcap" --pcap-out "$tmp/$l-out.pcap" --filter exact \
+	"$bin" --pcap-in "$tmp/$l.pcap" --pcap-out "$tmp/$l-out.pcap" --filter exact --window none \
 		--key packet --stats-json "$tmp/$l.json" >/dev/null 2>"$tmp/$l.err" ||
 		{ cat "$tmp/$l.err" >&2; fail "$l replay"; }
 	for k in rx tx duplicate unparseable; do
@@ -236,12 +236,12 @@ PY
 	fail "output link types"
 # raw IP (the IP packets, tags stripped): the same copies dropped as among those frames
 # from Ethernet
-"$bin" --pcap-in "$tmp/raw.pcap" --pcap-out "$tmp/raw-out.pcap" --filter exact --key packet \
+"$bin" --pcap-in "$tmp/raw.pcap" --pcap-out "$tmp/raw-out.pcap" --filter exact --window none --key packet \
 	--stats-json "$tmp/raw.json" >/dev/null 2>&1 || fail "raw replay"
 # written as pcapng, its interface says LINKTYPE_RAW (101), not Linux's DLT_RAW (12), and
 # capinfos reads the frames back as raw IP (issue 38 N9)
 "$bin" --pcap-in "$tmp/raw.pcap" --pcap-out "$tmp/raw-out.pcapng" --out-format pcapng \
-	--filter exact --key packet >/dev/null 2>&1 || fail "raw replay to pcapng"
+	--filter exact --window none --key packet >/dev/null 2>&1 || fail "raw replay to pcapng"
 /usr/bin/python3 - "$tmp/raw-out.pcapng" <<'PY' || fail "raw to pcapng: the IDB's link type is not 101"
 import struct, sys
 b = open(sys.argv[1], "rb").read()
@@ -275,7 +275,7 @@ got="$(json "$tmp/raw.json" rx) $(json "$tmp/raw.json" duplicate) $(json "$tmp/r
 # --action mark on every link type: the SLL and SLL2 runs write the Ethernet run's frames
 # byte for byte behind their own link headers, marks included; the raw-IP run marks
 # exactly its copies, each changed only in its DSCP (46) and IPv4 checksum
-mark=(--action mark --mark-dscp 46 --filter exact --key packet)
+mark=(--action mark --mark-dscp 46 --filter exact --window none --key packet)
 "$bin" --pcap-in "$in" --pcap-out "$tmp/eth-m.pcap" "${mark[@]}" \
 	--stats-json "$tmp/eth-m.json" >/dev/null 2>&1 || fail "Ethernet mark"
 for l in sll sll2 raw null loop; do
@@ -357,7 +357,7 @@ fi
 #    verdicts. --compare-bytes 40 needs 40 bytes from L3, which every frame holds: the
 #    whole capture's verdicts too (its output cut by editcap).
 editcap -F pcap -s 80 "$in" "$tmp/s80.pcap"
-"$bin" --pcap-in "$tmp/s80.pcap" --pcap-out "$tmp/s80.out.pcap" --workers 2 \
+"$bin" --pcap-in "$tmp/s80.pcap" --pcap-out "$tmp/s80.out.pcap" --workers 2 --window none \
 	--stats-json "$tmp/s80.json" >/dev/null 2>"$tmp/s80.err" || fail "snap 80: status $?"
 $tool expect-snap "$in" "$exp" packet 80 >"$tmp/want.txt"
 $tool frames "$tmp/s80.out.pcap" | cmp -s - "$tmp/want.txt" ||
@@ -375,7 +375,7 @@ $tool frames "$tmp/s80.flow.pcap" | cmp -s - "$tmp/want.txt" ||
 	fail "snap 80, flow key: not the whole capture's verdicts"
 ! grep -q "shorter than their packets" "$tmp/s80.err" || fail "snap 80, flow key: warned"
 # --unparseable drop drops the frames without a key for what they are, not those cut
-"$bin" --pcap-in "$tmp/s80.pcap" --pcap-out "$tmp/s80.drop.pcap" --unparseable drop \
+"$bin" --pcap-in "$tmp/s80.pcap" --pcap-out "$tmp/s80.drop.pcap" --unparseable drop --window none \
 	>/dev/null 2>&1 || fail "snap 80, --unparseable drop: status $?"
 $tool expect-snap "$in" "$exp" packet 80 drop >"$tmp/want.txt"
 $tool frames "$tmp/s80.drop.pcap" | cmp -s - "$tmp/want.txt" ||
@@ -383,7 +383,7 @@ $tool frames "$tmp/s80.drop.pcap" | cmp -s - "$tmp/want.txt" ||
 # nor clicks split over segments, several in one, or cut: pcap/keys.pcap, its frames
 # as the generator keys them (pcap_tool.py expect-keep)
 "$bin" --pcap-in "$root/pcap/keys.pcap" --pcap-out "$tmp/clicks.pcap" --key click \
-	--filter exact --unparseable drop >/dev/null 2>&1 || fail "clicks: status $?"
+	--filter exact --window none --unparseable drop >/dev/null 2>&1 || fail "clicks: status $?"
 $tool expect-keep "$root/pcap/keys.pcap" "$root/pcap/keys.click.txt" >"$tmp/want.txt"
 $tool frames "$tmp/clicks.pcap" | cmp -s - "$tmp/want.txt" ||
 	fail "--key click --unparseable drop: not the clicks expected"

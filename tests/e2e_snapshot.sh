@@ -19,7 +19,7 @@ n=$($tool frames "$in" | wc -l)
 half=$((n / 2))
 editcap -F pcap -r "$in" "$tmp/a.pcap" "1-$half"
 editcap -F pcap -r "$in" "$tmp/b.pcap" "$((half + 1))-$n"
-run() { "$bin" --filter exact --key packet "$@"; }
+run() { "$bin" --filter exact --key packet --window none "$@"; }
 
 # 1. two halves with a restart between them = the whole file
 run --pcap-in "$tmp/a.pcap" --pcap-out "$tmp/ao.pcap" --snapshot "$tmp/s.snap" \

@@ -108,7 +108,8 @@ PY
 then ok "delay histogram: every bucket == the definition's delays, none at or above 1 s"; else bad "histogram"; fi
 grep -q "delay from copy to duplicate" "$tmp/h.txt" && ok "histogram in the summary" ||
 	bad "no histogram in the summary"
-"$bin" --pcap-in "$root/pcap/tap.pcap" --filter qqhtd --stats-json "$tmp/n.json" >/dev/null 2>&1
+"$bin" --pcap-in "$root/pcap/tap.pcap" --filter qqhtd --window none --stats-json "$tmp/n.json" \
+	>/dev/null 2>&1
 /usr/bin/python3 -c \
 	'import json,sys; assert json.load(open(sys.argv[1]))["delay_histogram"] is None' \
 	"$tmp/n.json" && ok "no histogram without times (qqhtd without a window)" ||
@@ -158,7 +159,8 @@ expect_2() {
 expect_2 "qqhtd, timerbf, exact, qhtlru" --filter qht --window 1ms
 expect_2 "--window" --window 5
 expect_2 "--window" --window 0ms
-expect_2 "--window-mode" --window-mode delivered
+expect_2 "--window-mode" --window none --window-mode delivered
+expect_2 "--window-mode" --key flow --window-mode delivered
 expect_2 "--window-mode" --window 1ms --window-mode both
 expect_2 "--f" --filter qqhtd --window 1ms --f 24
 expect_2 "windowed 64-byte row" --window 1ms --b 14 --f 27

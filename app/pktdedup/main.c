@@ -475,6 +475,10 @@ static void print_start(void)
 		pd_filter_type_name(fp->type), fp->memory_bytes, pd_key_mode_name(c->key.mode),
 		c->key.decap != 0 ? " of the innermost packet (--decap)" : "",
 		c->action == PD_ACTION_DROP ? "drop" : c->action == PD_ACTION_MARK ? "mark" : "count");
+	if (c->window_default)
+		PD_LOG(INFO, "window %llums, the default with --key packet: the same bytes more"
+			" than that after the last copy are kept (a retransmission, a retry);"
+			" --window T or none sets it\n", PD_APP_DEFAULT_WINDOW_NS / 1000000);
 	if (pd_app.dispatching && !pd_app.replay)
 		PD_LOG(INFO, "software dispatch: %u lookups a ring (receiver to owner), %u mbufs\n",
 		       pd_app.ring_size, mbufs(0));

@@ -81,7 +81,10 @@ void pd_app_usage(FILE *out)
 		"  --window T           a copy is a duplicate only within T of the last one\n"
 		"                       (50us, 10ms, 1s...; docs/windows.md); time is the\n"
 		"                       pcap timestamp in replay, the RX time inline;\n"
-		"                       filters with one: %s\n"
+		"                       filters with one: %s. Default with\n"
+		"                       --key packet 100ms: the same bytes sent again later\n"
+		"                       (a retransmission, a retry) are kept; none: a copy\n"
+		"                       counts however late (editcap -D over the whole file)\n"
 		"  --window-mode M      seen (default: every copy restarts the window, as\n"
 		"                       editcap -w) or delivered (only forwarded copies do: a\n"
 		"                       key repeating forever passes once per T)\n"
@@ -528,6 +531,11 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 					"fresh", NULL}, &c->snapshot_fresh);
 			break;
 		case O_WINDOW:
+			c->window_none = strcmp(a, "none") == 0;
+			if (c->window_none) {
+				c->filter.window = 0;
+				break;
+			}
 			r = cli_duration("--window", a, &c->filter.window);
 			if (r == 0 && c->filter.window == 0)
 				r = cli_bad("--window", a, "must be above 0");
@@ -585,6 +593,14 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 			PD_LOG(ERR, "unexpected argument %s\ntry: pktdedup --help\n",
 				argv[optind]);
 		return -1;
+	}
+	/* the packet key's copies are a mirror's: a repeat its host sent itself later (a
+	 * retransmission, a retry) is kept (docs/app.md, "Defaults, and why") */
+	if (c->filter.window == 0 && !c->window_none && !c->suggest_window &&
+	    c->key.mode == PD_KEY_PACKET &&
+	    (pd_filter_type_caps(c->filter.type) & PD_FILTER_CAN_WINDOW)) {
+		c->filter.window = PD_APP_DEFAULT_WINDOW_NS;
+		c->window_default = 1;
 	}
 	if (check(c, &s) != 0)
 		return -1;

@@ -53,6 +53,9 @@ _Static_assert((PD_APP_DISPATCH_ROUNDS & (PD_APP_DISPATCH_ROUNDS - 1)) == 0 &&
 #define PD_APP_TX_RETRIES 8
 /* Longest frame keyed: multi-segment frames are linearised into a buffer this size. */
 #define PD_APP_SCRATCH_LEN 65536
+/* --window with --key packet when none is given: above the skew between mirror points
+ * (microseconds to milliseconds), below TCP's least retransmission timeout (200 ms) */
+#define PD_APP_DEFAULT_WINDOW_NS 100000000ULL
 #define PD_APP_KEYBUF_LEN RTE_ALIGN_CEIL(PD_KEY_BUF_LEN(PD_APP_SCRATCH_LEN), 64)
 
 enum pd_action { PD_ACTION_DROP, PD_ACTION_MARK, PD_ACTION_COUNT };
@@ -95,6 +98,8 @@ struct pd_app_config {
 	unsigned allow;         /* --allow N: copies passed after each new verdict; 0: off */
 	uint64_t allow_bytes;   /* --allow-memory: the copy-count table per worker */
 	int suggest_window;     /* --suggest-window: advice from the delay histogram */
+	int window_none;        /* --window none: a copy counts however late */
+	int window_default;     /* the window is the default's, not --window's */
 	const char *pcap_in;
 	const char *pcap_out;
 	const char *dup_out;    /* replay: the copies, as they came */
