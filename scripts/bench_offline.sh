@@ -25,7 +25,7 @@ key=(--key packet --compare-from l2 --ignore none) # whole frames, as editcap co
 cfgs=(
 	"pktdedup-qqhtd-w1ms|build/app/pktdedup/pktdedup --pcap-in $in --pcap-out $tmp/out.pcap ${key[*]} --filter qqhtd --window 1ms"
 	"pktdedup-exact-w1ms|build/app/pktdedup/pktdedup --pcap-in $in --pcap-out $tmp/out.pcap ${key[*]} --filter exact --window 1ms"
-	"pktdedup-qqhtd|build/app/pktdedup/pktdedup --pcap-in $in --pcap-out $tmp/out.pcap ${key[*]} --filter qqhtd"
+	"pktdedup-qqhtd|build/app/pktdedup/pktdedup --pcap-in $in --pcap-out $tmp/out.pcap ${key[*]} --filter qqhtd --window none"
 	"editcap-w1ms|editcap -F pcap -w 0.001 $in $tmp/out.pcap"
 	"editcap-D100000|editcap -F pcap -D 100000 $in $tmp/out.pcap"
 )
