@@ -25,12 +25,14 @@ l2=(--filter exact --window none --compare-from l2 --ignore none --quiet)
 # 1. the pipeline: unique frames (by the packet key) twice, 1 us apart, from two
 #    interfaces (originals odd, copies even), two originals with comments; every copy
 #    is exact, so editcap -D agrees
-"$bin" --pcap-in "$in" --pcap-out u.pcap --key packet --filter exact --window none --unparseable drop \
+"$bin" --pcap-in "$in" --pcap-out u.pcap --key packet --filter exact \
+	--window none --unparseable drop \
 	--quiet
 editcap -t 0.000001 u.pcap u2.pcap
 mergecap -I none -w m.pcapng u.pcap u2.pcap
 editcap -a 3:"first comment" -a 501:"second comment" m.pcapng in.pcapng
-cat in.pcapng | "$bin" --pcap-in - --pcap-out - --key packet --filter exact --window none >out.pcap \
+cat in.pcapng | "$bin" --pcap-in - --pcap-out - --key packet --filter exact \
+	--window none >out.pcap \
 	2>err.txt || { cat err.txt >&2; fail "the pipeline failed"; }
 editcap -D "$(nframes in.pcapng)" in.pcapng editcap.pcapng >/dev/null 2>&1
 cmp out.pcap editcap.pcapng || fail "pipeline: not editcap -D's file"
@@ -244,7 +246,8 @@ data = open(sys.argv[1], "rb").read()
 open(sys.argv[2], "wb").write(data + struct.pack("<II", 0xBAD, len(body) + 12) + body +
                               struct.pack("<I", len(body) + 12))
 PY
-"$bin" --pcap-in trailer.pcapng --pcap-out t.full --filter exact --window none --stats-json t.full.json --quiet
+"$bin" --pcap-in trailer.pcapng --pcap-out t.full --filter exact \
+	--window none --stats-json t.full.json --quiet
 full=$(stat -c %s t.full)
 rc=0
 (trap '' XFSZ; ulimit -f $(((full - 2000) / 1024)); exec "$bin" --pcap-in trailer.pcapng \
@@ -368,7 +371,8 @@ ref two.pcap.gz two.pcap && cmp two.pcap tap-plain.pcap || fail "two gzip member
 size=$(stat -c %s tap.pcap.gz)
 head -c $((size / 2)) tap.pcap.gz >cut.pcap.gz
 rc=0
-"$bin" --pcap-in cut.pcap.gz --pcap-out cut.pcap --filter exact --window none --compare-from l2 --ignore none \
+"$bin" --pcap-in cut.pcap.gz --pcap-out cut.pcap --filter exact \
+	--window none --compare-from l2 --ignore none \
 	>cut.out 2>&1 || rc=$?
 [ "$rc" -eq 1 ] && grep -q "gzip: the input ends inside a compressed member after [0-9]* frames" \
 	cut.out && [ "$($tool frames cut.pcap | wc -l)" -gt 100 ] ||

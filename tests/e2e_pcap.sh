@@ -49,7 +49,8 @@ cmp "$tmp/editcap.pcap" "$tmp/l2.pcap" ||
 echo "ok: packet key from L2, nothing ignored = editcap -D, byte for byte: $(wc -l <"$tmp/l2.txt") of $n frames"
 check_counts "$tmp/l2.json" packet-l2-none drop
 # a nanosecond pcap stays one, timestamps to the nanosecond
-"$bin" --pcap-in "$root/pcap/tap.pcap" --pcap-out "$tmp/tap.pcap" --filter exact --window none --key packet \
+"$bin" --pcap-in "$root/pcap/tap.pcap" --pcap-out "$tmp/tap.pcap" --filter exact \
+	--window none --key packet \
 	--compare-from l2 --ignore none >/dev/null 2>&1
 editcap -F nsecpcap -D "$(nframes "$root/pcap/tap.pcap")" "$root/pcap/tap.pcap" \
 	"$tmp/tap-editcap.pcap" >/dev/null
@@ -92,7 +93,8 @@ cmp -s "$in" "$tmp/count.pcap" || { echo "FAIL: count: output is not the input f
 check_counts "$tmp/count.json" packet count
 
 # 5. two workers: each owns the keys its hash gives it, the output is the same file
-"$bin" --pcap-in "$in" --workers 2 --filter exact --window none --key packet --pcap-out "$tmp/two.pcap" \
+"$bin" --pcap-in "$in" --workers 2 --filter exact \
+	--window none --key packet --pcap-out "$tmp/two.pcap" \
 	--stats-json "$tmp/two.json" >"$tmp/two.out" 2>&1
 check_counts "$tmp/two.json" packet drop
 cmp "$tmp/packet.pcap" "$tmp/two.pcap" || { echo "FAIL: 2 workers: another output" >&2; exit 1; }

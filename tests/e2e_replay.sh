@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Replay loses nothing but copies, whatever the file, the worker count or a signal:
 #  - 200,000 frames, 100,000 distinct: --workers 1, 2 and 4 write the same file, and with
-#    --filter exact --window none --key packet it is editcap -D's, byte for byte; no frame unaccounted;
+#    --filter exact --window none --key packet it is editcap -D's, byte for byte; no frame
+#    unaccounted;
 #  - frames of 65,226 and 131,072 bytes (libpcap reads up to 262,144) are deduplicated
 #    like any other, written whole;
 #  - a damaged record after 3 good ones: status 1, exactly those 3 frames written; two
@@ -120,7 +121,8 @@ echo "ok: frames of 65,226 and 131,072 bytes deduplicated, output = editcap -D"
 # 3. a damaged record: the frames before it, and nothing else
 mk damaged "$tmp/bad.pcap"
 rc=0
-"$bin" --pcap-in "$tmp/bad.pcap" --pcap-out "$tmp/bad-out.pcap" --filter exact --window none --key packet \
+"$bin" --pcap-in "$tmp/bad.pcap" --pcap-out "$tmp/bad-out.pcap" --filter exact \
+	--window none --key packet \
 	>/dev/null 2>"$tmp/bad.err" || rc=$?
 [ "$rc" -eq 1 ] || fail "damaged: status $rc, want 1"
 grep -q "after 3 frames" "$tmp/bad.err" || { cat "$tmp/bad.err" >&2; fail "damaged: message"; }
@@ -144,7 +146,8 @@ echo "ok: two captures joined with cat: status 1 at the second header, the first
 
 # 4. times after 2038
 mk y2038 "$tmp/y2038.pcap"
-"$bin" --pcap-in "$tmp/y2038.pcap" --pcap-out "$tmp/y2038-out.pcap" --filter exact --window none --key packet \
+"$bin" --pcap-in "$tmp/y2038.pcap" --pcap-out "$tmp/y2038-out.pcap" --filter exact \
+	--window none --key packet \
 	--action count >/dev/null 2>&1 || fail "y2038: status $?"
 [ "$(ts_of "$tmp/y2038.pcap")" = "$(ts_of "$tmp/y2038-out.pcap")" ] ||
 	fail "y2038: times $(ts_of "$tmp/y2038-out.pcap" | tr '\n' ' ')"
@@ -169,7 +172,8 @@ for sig in "INT:130:Interrupt:--workers 3 --snapshot-interval 3600s" HUP:129:Han
 	# SIGHUP at its default whatever this suite inherited (under nohup pktdedup keeps
 	# an ignored hangup ignored)
 	# shellcheck disable=SC2086
-	env --default-signal=HUP "$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/int-out.pcap" --filter exact --window none --key packet \
+	env --default-signal=HUP "$bin" --pcap-in "$tmp/fifo" --pcap-out "$tmp/int-out.pcap" --filter exact \
+		--window none --key packet \
 		--snapshot "$tmp/int.snap" $more >"$tmp/int.out" 2>"$tmp/int.err" &
 	pid=$!
 	for _ in $(seq 100); do
@@ -236,7 +240,8 @@ PY
 	fail "output link types"
 # raw IP (the IP packets, tags stripped): the same copies dropped as among those frames
 # from Ethernet
-"$bin" --pcap-in "$tmp/raw.pcap" --pcap-out "$tmp/raw-out.pcap" --filter exact --window none --key packet \
+"$bin" --pcap-in "$tmp/raw.pcap" --pcap-out "$tmp/raw-out.pcap" --filter exact \
+	--window none --key packet \
 	--stats-json "$tmp/raw.json" >/dev/null 2>&1 || fail "raw replay"
 # written as pcapng, its interface says LINKTYPE_RAW (101), not Linux's DLT_RAW (12), and
 # capinfos reads the frames back as raw IP (issue 38 N9)
