@@ -63,7 +63,8 @@ for action in drop mark; do
 	until_rx "$($tool frames "$in" | wc -l)" "$bin" --no-huge -m 512 --no-pci --no-shconf \
 		--file-prefix "$prefix" --log-level '*:warning' -l 0 \
 		--vdev "net_pcap0,rx_pcap=$in,tx_pcap=$tmp/inline.pcap" -- --ports 0 \
-		--filter exact --key packet --action $action --stats-json "$tmp/i-$action.json" ||
+		--filter exact --key packet --window none --action $action \
+		--stats-json "$tmp/i-$action.json" ||
 		{ cat "$tmp/err" >&2; exit 1; }
 	# net_pcap stamps what it sends with the time of sending: the frames are compared
 	echo "$($tool frames "$tmp/inline.pcap" | sha256sum | cut -c1-16) -" \
