@@ -183,8 +183,16 @@ print(" ".join(t))' "$tmp/rtx-out.pcap")
 [ "$kept" = "0 10000 300000 1010000" ] || fail "default window: kept the frames of us $kept"
 grep -q "window 100ms, the default with --key packet" "$tmp/rtx.err" ||
 	{ cat "$tmp/rtx.err" >&2; fail "default window: not said"; }
-"$bin" --pcap-in "$tmp/rtx.pcap" --window none --stats-json "$tmp/rtx-none.json" \
-	>/dev/null 2>&1 || fail "--window none: status $?"
-[ "$(json "$tmp/rtx-none.json" unique)" -eq 2 ] || fail "--window none: not 2 unique"
+! grep -q "no window" "$tmp/rtx.err" || fail "default window: says 'no window'"
+# without a window (asked for, or a filter that takes none) the repeats go as copies,
+# and the start line says so
+for opts in "--window none" "--filter sbf"; do
+	"$bin" --pcap-in "$tmp/rtx.pcap" $opts --stats-json "$tmp/rtx-none.json" \
+		>/dev/null 2>"$tmp/rtx.err" || fail "$opts: status $?"
+	[ "$(json "$tmp/rtx-none.json" unique)" -eq 2 ] || fail "$opts: not 2 unique"
+	grep -q "no window (.*): the same bytes sent again later .* count as a copy" \
+		"$tmp/rtx.err" || { cat "$tmp/rtx.err" >&2; fail "$opts: the start line does not say"; }
+done
 echo "ok: default window 100 ms: a retransmission 300 ms and a DNS retry 1 s later kept," \
-	"their mirror copies 50 us later dropped; --window none drops the repeats too"
+	"their mirror copies 50 us later dropped; --window none and --filter sbf drop the" \
+	"repeats too, and say so"

@@ -479,6 +479,11 @@ static void print_start(void)
 		PD_LOG(INFO, "window %llums, the default with --key packet: the same bytes more"
 			" than that after the last copy are kept (a retransmission, a retry);"
 			" --window T or none sets it\n", PD_APP_DEFAULT_WINDOW_NS / 1000000);
+	else if (c->key.mode == PD_KEY_PACKET && c->filter.window == 0 && !c->suggest_window)
+		PD_LOG(INFO, "no window (%s): the same bytes sent again later (a"
+			" retransmission, a retry) count as a copy while the first is remembered\n",
+			c->window_none ? "--window none" :
+			"this filter takes none; qhtlru, qqhtd, timerbf and exact do");
 	if (pd_app.dispatching && !pd_app.replay)
 		PD_LOG(INFO, "software dispatch: %u lookups a ring (receiver to owner), %u mbufs\n",
 		       pd_app.ring_size, mbufs(0));
