@@ -158,7 +158,8 @@ expect_2() {
 }
 expect_2 "qqhtd, timerbf, exact, qhtlru" --filter qht --window 1ms
 expect_2 "--window" --window 5
-expect_2 "--window" --window 0ms
+expect_2 "--window 0ms: must be above 0 (--window none: no window)" --window 0ms
+expect_2 "--window 0: must be above 0 (--window none: no window)" --window 0
 expect_2 "--window-mode" --window none --window-mode delivered
 expect_2 "--window-mode" --key flow --window-mode delivered
 expect_2 "--window-mode" --window 1ms --window-mode both

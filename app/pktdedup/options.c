@@ -52,7 +52,7 @@ static int eal_option(const char *word)
 
 void pd_app_usage(FILE *out)
 {
-	char windowed[96];
+	char windowed[96], names[512];
 
 	fprintf(out,
 		"Usage: pktdedup [EAL options] -- [pktdedup options]\n"
@@ -94,7 +94,7 @@ void pd_app_usage(FILE *out)
 		"                       needs (with --filter exact; docs/windows.md)\n"
 		"\n"
 		"Key (docs/keys.md):\n",
-		cli_filter_names(), DEFAULT_FPR,
+		cli_wrap(cli_filter_names(), 31, 23, names, sizeof(names)), DEFAULT_FPR,
 		cli_filter_list(PD_FILTER_CAN_WINDOW, windowed, sizeof(windowed)));
 	fputs(cli_key_help, out);
 	fprintf(out,
@@ -126,7 +126,8 @@ void pd_app_usage(FILE *out)
 		"                       longer stall of a worker, with an mbuf each unless\n"
 		"                       --action count: docs/app.md)\n"
 		"  --rx-desc N --tx-desc N   ring sizes (default 1024)\n"
-		"  --mbufs N            mbufs in all workers' pools (default: from ports, workers)\n"
+		"  --mbufs N            mbufs in all workers' pools (default: from the ports and\n"
+		"                       workers)\n"
 		"\n");
 	/* a string of its own: C99 compilers need take no literal over 4095 bytes */
 	fprintf(out,
@@ -537,9 +538,10 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 				c->filter.window = 0;
 				break;
 			}
-			r = cli_duration("--window", a, &c->filter.window);
-			if (r == 0 && c->filter.window == 0)
-				r = cli_bad("--window", a, "must be above 0");
+			/* "0" is what some tools take for no window: say which word is ours */
+			r = strcmp(a, "0") == 0 ? -1 : cli_duration("--window", a, &c->filter.window);
+			if (strcmp(a, "0") == 0 || (r == 0 && c->filter.window == 0))
+				r = cli_bad("--window", a, "must be above 0 (--window none: no window)");
 			break;
 		case O_WMODE:
 			s.wmode = a;
