@@ -43,11 +43,14 @@ for t in "${tools[@]}"; do
 	for o in $("$root/bin/$t" --help 2>&1 | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
 		grep -q -- "$o" <<<"$page" || fail "$t.1 lacks $o"
 	done
+	# a terminal's 80 columns (help2man's page wraps by itself, a terminal does not)
+	wide=$("$root/bin/$t" --help 2>&1 | awk 'length > 80' | head -1)
+	[ -z "$wide" ] || fail "$t --help: a line over 80 columns: $wide"
 done
 # grep reads the whole page (grep -q would leave at the match, man could die of SIGPIPE)
 MANWIDTH=200 man -l "$root/share/man/man3/libpktdedup.3" 2>/dev/null |
 	grep pd_filter_create >/dev/null || fail "libpktdedup.3"
-echo "ok: the man pages hold every option of their tool's --help"
+echo "ok: the man pages hold every option of their tool's --help; no --help line over 80 columns"
 
 # the unit and its options file
 grep -q "^ExecStart=$prefix/bin/pktdedup \$EAL_OPTIONS -- \$PKTDEDUP_OPTIONS$" \

@@ -237,6 +237,30 @@ const char *cli_filter_names(void)
 	return names;
 }
 
+const char *cli_wrap(const char *words, unsigned col, unsigned indent, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	words += strspn(words, " ");
+	while (*words != '\0' && o < len) {
+		int w = (int)strcspn(words, " ");
+		int n;
+
+		if (o > 0 && col + 1 + (unsigned)w > 80) {
+			n = snprintf(buf + o, len - o, "\n%*s%.*s", (int)indent, "", w, words);
+			col = indent + (unsigned)w;
+		} else {
+			n = snprintf(buf + o, len - o, "%s%.*s", o > 0 ? " " : "", w, words);
+			col += (o > 0) + (unsigned)w;
+		}
+		o += (size_t)n; /* past len: cut there (snprintf ended it) */
+		words += w;
+		words += strspn(words, " ");
+	}
+	return buf;
+}
+
 /* "a, b or c": the filters with every capability in @p caps (PD_FILTER_CAN_*). */
 const char *cli_filter_list(unsigned caps, char *buf, size_t len)
 {
@@ -505,9 +529,10 @@ const char cli_key_help[] =
 	"  --click-param NAME   click: key on this query parameter's value instead of the\n"
 	"                       method and request target\n"
 	"  --ignore LIST        packet: fields left out, comma-separated among ttl,\n"
-	"                       checksum, dscp, ipid (IP header), mac (with --compare-from\n"
-	"                       l2), vlan (= --vlan-mode ignore), tcp-seq (TCP sequence,\n"
-	"                       ack and checksum), or none (default ttl,checksum)\n"
+	"                       checksum, dscp, ipid (IP header), mac (with\n"
+	"                       --compare-from l2), vlan (= --vlan-mode ignore), tcp-seq\n"
+	"                       (TCP sequence, ack and checksum), or none (default\n"
+	"                       ttl,checksum)\n"
 	"  --compare-from L     packet: l3 (default: the IP packet), l2 (the whole frame,\n"
 	"                       MACs and tags included) or l4 (the IP payload: addresses\n"
 	"                       left out)\n"
@@ -516,11 +541,12 @@ const char cli_key_help[] =
 	"                       so, when they hold those N bytes\n"
 	"  --vlan-mode M        ignore: copies on different VLANs are the same packet;\n"
 	"                       separate: they are not (VLAN IDs join the key). Default\n"
-	"                       ignore, except --compare-from l2 where tags are frame bytes\n"
+	"                       ignore, except --compare-from l2 where tags are frame\n"
+	"                       bytes\n"
 	"  --frag POLICY        flow: non-first fragments unparseable (default) or l3\n"
 	"  --decap LIST         tunnels to open before keying, every mode then keys the\n"
 	"                       innermost packet: none (default: on an overlay link one\n"
 	"                       packet sent to two tunnel endpoints is two deliveries),\n"
-	"                       auto (all), or a list of vxlan, geneve, gre, erspan, mpls,\n"
-	"                       gtpu (docs/keys.md, \"Tunnels\")\n"
+	"                       auto (all), or a list of vxlan, geneve, gre, erspan,\n"
+	"                       mpls, gtpu (docs/keys.md, \"Tunnels\")\n"
 	"  --vxlan-port N       VXLAN's UDP port (default 4789)\n";

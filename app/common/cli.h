@@ -42,6 +42,10 @@ int cli_seconds(const char *opt, const char *s, double lo, double hi, double *ou
 /* Every filter's name, space-separated, from the library's table ("sbf rsbf ..."). */
 const char *cli_filter_names(void);
 
+/* @p words (space-separated) into @p buf, a newline and @p indent spaces put in
+ * where a line started at column @p col would pass 80 columns. */
+const char *cli_wrap(const char *words, unsigned col, unsigned indent, char *buf, size_t len);
+
 /* "a, b or c": the filters with every capability in caps (PD_FILTER_CAN_*), into buf. */
 const char *cli_filter_list(unsigned caps, char *buf, size_t len);
 

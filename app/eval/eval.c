@@ -66,19 +66,21 @@ struct run {
 
 static void usage(FILE *out)
 {
-	char windowed[96];
+	char windowed[96], names[256], wrapped[512];
 
+	snprintf(names, sizeof(names), "%s,", cli_filter_names());
 	fprintf(out,
 		"Usage: pktdedup-eval [options]\n"
 		"Run duplicate filters on a key stream and score them against the exact oracle.\n"
 		"\n"
 		"Filter:\n"
-		"  --filter NAME      one of: %s,\n"
+		"  --filter NAME      one of: %s\n"
 		"                     or all (default: all)\n"
 		"  --memory SIZE      state budget per filter: 4096, 64K, 8mb, 1.5G (1024-based)\n"
 		"                     (default: 8M; at least 64)\n"
-		"  --memory-bits M    the state as a paper gives it, M bits: bit arrays get M bits,\n"
-		"                     the qht family the whole lines that hold nearest M/(b*f) rows\n"
+		"  --memory-bits M    the state as a paper gives it, M bits: bit arrays get M\n"
+		"                     bits, the qht family the whole lines that hold nearest\n"
+		"                     M/(b*f) rows\n"
 		"  --fpr TARGET       planner target false-positive rate (default: %g)\n"
 		"  --seed N           hash key and PRNG seed of the filters (default: 1)\n"
 		"  --k N              sbf K; bloom/timerbf hashes; rsbf/bsbf/bsbfsd/rlbsbf arrays\n"
@@ -89,24 +91,27 @@ static void usage(FILE *out)
 		"  --q X              fpbuffering probability of reporting a miss DUPLICATE\n"
 		"  --expected-n N     bloom/timerbf: expected distinct keys (sizes k)\n"
 		"  --window N         window in keys: a copy at most N keys back is a duplicate\n"
-		"                     (%s; default timerbf: capacity)\n"
+		"                     (%s;\n"
+		"                     default timerbf: capacity)\n"
 		"  --equal-timers N   timerbf equal-timers heuristic k' (default off)\n"
-		"  --window-mode M    seen or delivered: the window semantics of the filter and of\n"
-		"                     its truth (default: seen)\n"
+		"  --window-mode M    seen or delivered: the window semantics of the filter and\n"
+		"                     of its truth (default: seen)\n"
 		"  --plan             print the planner's parameters and predicted FPR, then exit\n"
 		"\n"
 		"Stream:\n"
 		"  --stream KIND      uniform, zipf, poisson or bmodel (default: uniform)\n"
 		"  --n N              keys in the stream (default: 10000000)\n"
-		"  --distinct D       uniform: fraction of distinct keys, 0 < D <= 1 (default 0.15)\n"
+		"  --distinct D       uniform: fraction of distinct keys, 0 < D <= 1\n"
+		"                     (default 0.15)\n"
 		"  --alpha A          zipf exponent (default: 1.0)\n"
 		"  --universe U       zipf ranks (default: 1000000)\n"
-		"  --lambda L         poisson: share of positions holding a frequent key (default 0.5)\n"
+		"  --lambda L         poisson: share of positions holding a frequent key\n"
+		"                     (default 0.5)\n"
 		"  --bias B, --levels L, --volume V\n"
 		"                     bmodel: burst bias 0.5..1, halvings, frequent share of the\n"
 		"                     stream (default 0.7, 6, 0.1)\n"
-		"  --spread U         poisson/bmodel: mean of the exponential spreading the frequent\n"
-		"                     arrivals over keys (default 10000)\n"
+		"  --spread U         poisson/bmodel: mean of the exponential spreading the\n"
+		"                     frequent arrivals over keys (default 10000)\n"
 		"  --stream-seed N    seed of the stream generator (default: 42)\n"
 		"  --keys FILE        read keys from FILE: raw little-endian uint64, 8 bytes each\n"
 		"\n"
@@ -117,7 +122,7 @@ static void usage(FILE *out)
 		"  --series N         FPR, FNR and state at N evenly spaced points of the stream\n"
 		"  --help             this text\n"
 		"  --version          the version\n",
-		cli_filter_names(), PD_DEFAULT_TARGET_FPR,
+		cli_wrap(names, 29, 21, wrapped, sizeof(wrapped)), PD_DEFAULT_TARGET_FPR,
 		cli_filter_list(PD_FILTER_CAN_WINDOW, windowed, sizeof(windowed)));
 }
 
