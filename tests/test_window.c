@@ -511,6 +511,59 @@ static void test_delay_api(void **state)
 	pd_filter_destroy(e);
 }
 
+/*
+ * A clock stepped back (an NTP step inside a capture, captures joined out of order, a
+ * snapshot restored on a host whose clock is behind it): a key stamped far before the
+ * newest time the filter has seen. Windowed rows then compared it as of its own time,
+ * so every remembered key repeated after the step was a copy however long after
+ * (made up), and keys appended to rows whose time lay ahead by more than the ages reach
+ * saturated, so their copies passed until the clock caught up (an hour after a step of
+ * an hour). The filter forgets instead, once, and counts it (pd_filter_stats.forgotten);
+ * a key out of order within the window's reach is still compared as of its own time.
+ * One 64-byte row (every key in it) for the qht family; timerbf re-anchored already.
+ */
+static void test_clock_step(void **state)
+{
+	static const struct {
+		enum pd_filter_type type;
+		unsigned b, f;
+	} c[] = {{PD_FILTER_QHTLRU, 7, 27}, {PD_FILTER_QHTLRU, 14, 24}, {PD_FILTER_QHTLRU, 7, 30},
+		 {PD_FILTER_QQHTD, 14, 16},  {PD_FILTER_QQHTD, 7, 32},   {PD_FILTER_TIMERBF, 0, 0}};
+	const uint64_t W = 100000000, t0 = 1700000000000000000ULL, hour = 3600000000000ULL;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct pd_filter *f = tu_create((struct pd_filter_params){
+			.type = c[i].type, .memory_bytes = c[i].b ? 64 : 4096, .seed = 9,
+			.qht_b = c[i].b, .qht_f = c[i].f, .window = W, .target_fpr = 0.99});
+		const uint64_t t1 = t0 - hour;
+		struct pd_filter_stats st;
+
+		for (uint64_t k = 1; k <= 5; k++)
+			assert_int_equal(tu_one(f, k, t0 + k * 1000), PD_DISTINCT);
+		/* out of order within reach: compared as of its own time, nothing forgotten */
+		assert_int_equal(tu_one(f, 3, t0 - W / 2), PD_DUPLICATE);
+		assert_int_equal(tu_one(f, 6, t0 - W / 2), PD_DISTINCT);
+		assert_int_equal(tu_one(f, 6, t0 - W / 2 + 10), PD_DUPLICATE);
+		pd_filter_stats(f, &st);
+		assert_int_equal(st.forgotten, 0);
+		/* an hour back: key 1 (seen an hour "later") is new again, and so is the
+		 * first of key 7, whose copy 10 us later is caught */
+		assert_int_equal(tu_one(f, 1, t1), PD_DISTINCT);
+		assert_int_equal(tu_one(f, 7, t1 + 1000), PD_DISTINCT);
+		assert_int_equal(tu_one(f, 7, t1 + 11000), PD_DUPLICATE);
+		assert_int_equal(tu_one(f, 1, t1 + 20000), PD_DUPLICATE);
+		pd_filter_stats(f, &st);
+		assert_int_equal(st.forgotten, 1);
+		/* the clock back where it was: the old keys' times are gone for good */
+		assert_int_equal(tu_one(f, 2, t0 + 100000), PD_DISTINCT);
+		pd_filter_reset(f);
+		pd_filter_stats(f, &st);
+		assert_int_equal(st.forgotten, 0);
+		pd_filter_destroy(f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_window_bound),
 		cmocka_unit_test(test_qqhtdw_formulas),
 		cmocka_unit_test(test_delay_api),
+		cmocka_unit_test(test_clock_step),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -342,14 +342,19 @@ static int preflight(void)
 		return 2;
 	}
 	if (plan->predicted_fpr > c->filter.target_fpr * (1.0 + 1e-9)) {
-		char desc[96], any[160];
+		char desc[96], any[160], n[200] = "";
 
 		pd_filter_params_describe(&plan->params, desc, sizeof(desc));
+		/* timerbf: its FPR grows with the keys a window holds, taken at line rate */
+		if (c->gap_from_window && c->filter.type == PD_FILTER_TIMERBF)
+			snprintf(n, sizeof(n), " (n = %" PRIu64 ": one --window at 14.88 Mpps,"
+				 " 10GbE line rate; --expected-n N says how many distinct keys a"
+				 " window holds at yours)", c->filter.expected_n);
 		PD_LOG(ERR, "--filter %s (%s): predicted false-positive rate %.3g"
-			" (%s) is above the loss budget --fpr %g: that share of unique packets"
+			" (%s)%s is above the loss budget --fpr %g: that share of unique packets"
 			" would be dropped as copies. Give --fpr %.3g to accept it, change the"
 			" filter's parameters, or use %s\n", pd_filter_type_name(c->filter.type),
-			desc, plan->predicted_fpr, plan->basis, c->filter.target_fpr,
+			desc, plan->predicted_fpr, plan->basis, n, c->filter.target_fpr,
 			plan->predicted_fpr * 1.001,
 			cli_filter_list(PD_FILTER_CAN_ANY_FPR, any, sizeof(any)));
 		return 2;

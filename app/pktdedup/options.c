@@ -608,9 +608,13 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 	if (check(c, &s) != 0)
 		return -1;
 	/* windowed rows: a copy counts only within W, so W's keys at line rate bound the gap
-	 * the planner weighs (rows' overflow against the ages' resolution, docs/windows.md) */
+	 * the planner weighs (rows' overflow against the ages' resolution, docs/windows.md);
+	 * timerbf's false positives grow with the keys a window holds, so its predicted FPR
+	 * is taken at that many (it was at its capacity, whatever the rate: at 100 ms and
+	 * 64 MiB, 573,000 keys, where line rate brings 1.49 million) */
 	if (c->filter.window != 0 && c->filter.expected_n == 0 &&
-	    (c->filter.type == PD_FILTER_QHTLRU || c->filter.type == PD_FILTER_QQHTD)) {
+	    (c->filter.type == PD_FILTER_QHTLRU || c->filter.type == PD_FILTER_QQHTD ||
+	     c->filter.type == PD_FILTER_TIMERBF)) {
 		const double keys = (double)c->filter.window * 1e-9 * (double)PD_LINE_RATE_PPS;
 
 		c->filter.expected_n = keys < 1.0 ? 1 : keys > 1e15 ? (uint64_t)1e15 :

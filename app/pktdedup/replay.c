@@ -67,6 +67,9 @@ struct frame {
 	uint32_t pre_len;
 	uint32_t l3;            /* the IP header's offset (a mark) */
 	uint64_t hash;
+	uint64_t time_ns;       /* its time for the filter: rf.ts_ns, or for a pcapng simple
+				 * packet block (no time: libpcap says 0, which would be a
+				 * clock stepped back to 1970) the last frame's that had one */
 	uint8_t ipver;          /* the IP header's version (0: none) */
 	uint8_t link;           /* its link type (enum pd_key_link): R.key's index */
 	uint8_t cls;            /* PD_CLASS_BYPASS (outside --bpf), PD_CLASS_KEYLESS or
@@ -101,6 +104,7 @@ static struct {
 	uint64_t out_head, dups_head;   /* bytes of each sink's header (pcap, pcapng) */
 	char why[PCAP_ERRBUF_SIZE + 128];
 	uint64_t frames;       /* frames read */
+	uint64_t last_ns;      /* the last timestamp read (frame.time_ns) */
 	int progress;          /* a progress line on stderr (a terminal) */
 	int stream;            /* the input is no regular file: its reads may wait */
 	double t0, shown;      /* when the reading started, when progress was last shown */
@@ -306,6 +310,7 @@ static void read_batch(void)
 		f->pre_off = (uint64_t)pre_off;
 		f->pre_len = (uint32_t)npre;
 		f->ipver = 0;
+		f->time_ns = f->rf.spb ? R.last_ns : (R.last_ns = f->rf.ts_ns);
 		f->cls = frame_class(f, c);
 		if (unlikely(f->rf.caplen < f->rf.len) && f->cls != PD_CLASS_BYPASS &&
 		    R.snapped++ == 0) {
@@ -375,7 +380,7 @@ static void filter_batch(struct pd_worker *w, unsigned nworkers)
 			    (nworkers > 1 && pd_owner_of(f->hash, nworkers) != w->idx))
 				continue;
 			h[k] = f->hash;
-			ts[k] = f->rf.ts_ns;
+			ts[k] = f->time_ns;
 			idx[k++] = i;
 		}
 		if (k == PD_APP_BURST || (i == R.n && k > 0)) {

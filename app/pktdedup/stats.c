@@ -97,6 +97,10 @@ void pd_stats_plan(FILE *out)
 		" false-positive rate %.3g (%s), loss budget %g\n",
 		pd_filter_type_name(p->params.type), desc, mem, p->predicted_fpr, p->basis,
 		pd_app.cfg.filter.target_fpr);
+	if (pd_app.cfg.gap_from_window && p->params.type == PD_FILTER_TIMERBF)
+		fprintf(out, "pktdedup: plan: n = %" PRIu64 " distinct keys a window (assumed:"
+			" one --window at 14.88 Mpps, 10GbE line rate, set --expected-n)\n",
+			p->params.expected_n);
 	if (p->assumed_gap != 0)
 		fprintf(out, "pktdedup: plan: a copy %" PRIu64 " %s after its original"
 			" is missed with predicted probability %.3g (%s; docs/filters.md)\n",
@@ -221,8 +225,9 @@ static void json_endpoints(struct json *j)
 	json_close(j);
 }
 
-/* The workers' filters' stats added up: the bytes they hold (exact grows with its keys)
- * and the new keys they could not remember (exact, out of memory to grow). */
+/* The workers' filters' stats added up: the bytes they hold (exact grows with its keys),
+ * the new keys they could not remember (exact, out of memory to grow) and the times
+ * they forgot every key at a clock stepped back (windows). */
 static struct pd_filter_stats filters_stats(void)
 {
 	struct pd_filter_stats sum = {0};
@@ -233,6 +238,7 @@ static struct pd_filter_stats filters_stats(void)
 		pd_filter_stats(pd_app.w[i]->filter, &st);
 		sum.footprint_bytes += st.footprint_bytes;
 		sum.unstored += st.unstored;
+		sum.forgotten += st.forgotten;
 	}
 	return sum;
 }
@@ -280,6 +286,7 @@ int pd_stats_json(const char *path, double secs, unsigned mbufs_in_use, const ch
 
 		json_u64(&j, "filters_footprint_bytes", fs.footprint_bytes);
 		json_u64(&j, "filters_unstored", fs.unstored);
+		json_u64(&j, "filters_forgotten", fs.forgotten);
 	}
 	json_str(&j, "key", pd_key_mode_name(c->key.mode));
 	json_str(&j, "action", c->action == PD_ACTION_DROP ? "drop" :
@@ -396,6 +403,16 @@ void pd_stats_summary(double secs)
 			" new keys were not remembered, so their copies passed as new"
 			" (filters_unstored)\n", pd_filter_type_name(pd_app.plan.params.type),
 			fs.unstored);
+	if (fs.forgotten != 0) {
+		const char *what = pd_app.replay ? "frame" : "packet";
+
+		fprintf(out, "pktdedup: warning: time went back: the %s filter forgot every key"
+			" it held (%" PRIu64 " time%s, summed over workers) when a %s came stamped"
+			" far (64 windows or more) before the newest; copies of %ss before that"
+			" may have passed, none was made up (filters_forgotten; docs/windows.md,"
+			" \"Limits\")\n", pd_filter_type_name(pd_app.plan.params.type),
+			fs.forgotten, fs.forgotten == 1 ? "" : "s", what, what);
+	}
 	pd_estimate_summary(out);
 	pd_advice_print(out);
 	if (pd_app.want_delay) {

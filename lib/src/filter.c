@@ -125,6 +125,7 @@ void pd_filter_reset(struct pd_filter *f)
 	f->duplicates = 0;
 	f->clock = 0;
 	f->unstored = 0;
+	f->forgotten = 0;
 }
 
 const struct pd_filter_params *pd_filter_params(const struct pd_filter *f)
@@ -141,6 +142,7 @@ void pd_filter_stats(const struct pd_filter *f, struct pd_filter_stats *st)
 	st->memory_bits = f->memory_bits;
 	st->footprint_bytes = f->footprint_bytes;
 	st->unstored = f->unstored;
+	st->forgotten = f->forgotten;
 }
 
 /* XXH3_64bits_withSeed(key, len, seed): inline up to 240 bytes; longer keys with the

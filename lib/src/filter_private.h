@@ -91,6 +91,7 @@ struct pd_filter {
 	uint64_t memory_bits;     /* the paper's M */
 	uint64_t footprint_bytes; /* allocated state */
 	uint64_t unstored;        /* new keys not remembered: no memory to grow (exact) */
+	uint64_t forgotten;       /* whole state forgotten: a clock stepped back (windows) */
 	/* state larger than twice the core's L2 cache (far_bytes): prefetch into L2 only,
 	 * further ahead (see pd_ahead); set by the front at create and before every chunk */
 	bool far;

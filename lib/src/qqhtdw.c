@@ -37,6 +37,10 @@
  *   and becomes the row's time with age 0; an older key is appended with age back.
  * Out of order by more than 2^A - 1 - W_units units (A = 16, s = 0: about 32 us; A = 8:
  * about one window) a copy may be missed: a saturated age never matches.
+ * A clock stepped back: a key stamped more than L = max(2^A - 1, 64 W_units) units before
+ * the newest time seen empties every row first (qw_forget), so that no key is taken for
+ * a copy of one stamped later than it by more than L, and new keys do not go into rows
+ * whose times lie ahead of them beyond the ages' reach.
  *
  * LRU rows (windowed qhtlru) hold a fingerprint at most once. The key's entry, if any,
  * decides the verdict as above; then (seen: always; delivered: only when DISTINCT) that
@@ -73,7 +77,8 @@ struct qw {
 	enum pd_window_mode mode;
 	bool lru;         /* windowed qhtlru: LRU rows; else FIFO rows (windowed qqhtd) */
 	unsigned esz;     /* bytes an entry: 4 (f <= 26) or 8 */
-	uint64_t latest;  /* newest time seen (units), for the state figure */
+	uint64_t latest;  /* newest time seen (units): the state figure, clock steps */
+	uint64_t late;    /* a key stamped more than this before latest: forget (qw_forget) */
 	/* the burst for this row kind and entry size, chosen at create time */
 	void (*run)(struct qw *q, const uint64_t *h, const uint64_t *ts, uint8_t *v,
 		    uint64_t *d, unsigned n);
@@ -132,11 +137,30 @@ static inline uint64_t qw_when(const struct qw *q, uint64_t now, uint64_t rt, ui
 			pd_prefetch_w(far, row[i]);                                             \
 	}
 
+/* A key stamped more than q->late before the newest time seen: a clock stepped back.
+ * Rows whose time lies that far ahead would take it as older than every copy they hold
+ * (a remembered key repeated after the step is a copy however late) and give the new
+ * keys saturated ages (their copies pass until the clock catches up): every row is
+ * emptied instead and time starts again from the key's. Once per step: a 64 MiB table
+ * takes about 10 ms to clear. */
+static __attribute__((noinline, cold)) void qw_forget(struct qw *q, uint64_t now)
+{
+	memset(q->rows, 0, q->n * QW_ROW);
+	q->latest = now;
+	q->base.forgotten++;
+}
+
 /* One key of the burst: its row r, its time now, its place against the row's time
- * (qw_when), the prefetch of a row ahead. */
+ * (qw_when), the prefetch of a row ahead. The step test reads no row: a branch that is
+ * never taken, on values in the cache. Measured, 7 alternating pairs on CPU 1
+ * (pktdedup-eval --filter qhtlru --memory 64M --fpr 1e-6 --window 1000000 --n 20000000,
+ * b=7 f=27): 34.5 ns/key against 35.4 without it (medians): nothing to see. */
 #define QW_KEY(ROW)                                                                             \
 	struct ROW *r = row[i];                                                                 \
-	const uint64_t now = ts[i] >> q->shift, rt = r->time;                                   \
+	const uint64_t now = ts[i] >> q->shift;                                                 \
+	if (__builtin_expect(now + q->late < q->latest, 0))                                     \
+		qw_forget(q, now);                                                              \
+	const uint64_t rt = r->time;                                                            \
 	uint64_t fwd, back, limit;                                                              \
 	const uint64_t reach = qw_when(q, now, rt, &fwd, &back, &limit);                        \
                                                                                                 \
@@ -548,6 +572,9 @@ struct pd_filter *pd_qqhtdw_create(const struct pd_filter_params *p, struct pd_e
 	q->age_max = (1ULL << abits) - 1;
 	q->shift = pd_window_shift(p->window, abits);
 	q->w_units = pd_window_units(p->window, q->shift);
+	/* out of order within the ages' reach is compared exactly; a step back of 64
+	 * windows is no merged feed's skew the window could still judge */
+	q->late = q->age_max > 64 * q->w_units ? q->age_max : 64 * q->w_units;
 	q->mode = p->window_mode;
 	q->n = p->memory_bytes / QW_ROW;
 	q->rows = pd_variant_table(q->n * QW_ROW, err);

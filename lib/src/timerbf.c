@@ -102,8 +102,10 @@ static void tbf_clear(struct timerbf *t)
 static inline void tbf_advance(struct timerbf *t, uint64_t now)
 {
 	if (!t->started || (now < t->max_now && t->max_now - now > TBF_LATE)) {
-		if (t->started)
+		if (t->started) {
 			tbf_clear(t);
+			t->base.forgotten++;
+		}
 		t->started = 1;
 		t->max_now = now;
 		t->last_sweep = now;

@@ -198,6 +198,16 @@ struct pd_filter_stats {
 	 * memory) and had reached 7/8 of its slots. 0 for every other filter.
 	 */
 	uint64_t unstored;
+	/**
+	 * Times a windowed filter (timerbf, windowed qqhtd and qhtlru) forgot every key
+	 * because one came stamped far before the newest time it had seen: a clock stepped
+	 * back (a capture across an NTP step, captures joined out of order, a snapshot
+	 * restored where the clock is behind it). Copies of the keys before the step may
+	 * then pass; none is made up. How far back: timerbf 2^29 of its time units (at
+	 * least 512 windows), qqhtd and qhtlru the reach of their ages or 64 windows,
+	 * whichever is more (docs/windows.md, "Limits"). 0 for every other filter.
+	 */
+	uint64_t forgotten;
 };
 
 struct pd_filter;
