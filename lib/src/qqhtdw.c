@@ -158,7 +158,7 @@ static __attribute__((noinline, cold)) void qw_forget(struct qw *q, uint64_t now
 #define QW_KEY(ROW)                                                                             \
 	struct ROW *r = row[i];                                                                 \
 	const uint64_t now = ts[i] >> q->shift;                                                 \
-	if (__builtin_expect(now + q->late < q->latest, 0))                                     \
+	if (__builtin_expect(q->latest > now && q->latest - now > q->late, 0))                  \
 		qw_forget(q, now);                                                              \
 	const uint64_t rt = r->time;                                                            \
 	uint64_t fwd, back, limit;                                                              \
