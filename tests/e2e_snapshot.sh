@@ -180,3 +180,11 @@ print(s["periodic_written"], s["periodic_failed"])' "$tmp/f.json")"
 	{ cat "$tmp/f.err" >&2; echo "FAIL: failing periodic writes ($rc, $written, $failed)" >&2; exit 1; }
 echo "ok: $failed periodic writes failed (File too large): said once; the next one written" \
 	"says so; status 0"
+# inline, the packet key's 100 ms window is over before a restart is: the keys a snapshot
+# restores match nothing, and the run says so; a replay's next file follows its last
+# frame in time, so there it is not said
+grep -q -- "--snapshot with a 0.1 s window: a restart takes longer" "$tmp/f.err" ||
+	{ cat "$tmp/f.err" >&2; echo "FAIL: inline --snapshot with 100 ms: not said" >&2; exit 1; }
+[ -s "$tmp/slow2.err" ] && ! grep -q -- "--snapshot with a" "$tmp/slow2.err" ||
+	{ echo "FAIL: replay --snapshot: the restart warning" >&2; exit 1; }
+echo "ok: inline --snapshot with the 100 ms window: restored keys match nothing, said (not in replay)"

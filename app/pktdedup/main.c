@@ -489,6 +489,16 @@ static void print_start(void)
 			" retransmission, a retry) count as a copy while the first is remembered\n",
 			c->window_none ? "--window none" :
 			"this filter takes none; qhtlru, qqhtd, timerbf and exact do");
+	/* inline, a restart takes seconds: keys restored from a snapshot are then out of a
+	 * shorter window for good (a replay's next file follows its last frame in time) */
+	if (c->snapshot != NULL && !pd_app.replay && c->filter.window != 0 &&
+	    c->filter.window < PD_APP_SNAPSHOT_MIN_WINDOW_NS)
+		PD_LOG(WARNING, "--snapshot with a %.3g s window: a restart takes longer, so the"
+			" keys it restores match no copy after one; it carries the live"
+			" estimate and nothing the filter can use (useful with --window none,"
+			" a window of %u s or more, or another --key)\n",
+			(double)c->filter.window * 1e-9,
+			(unsigned)(PD_APP_SNAPSHOT_MIN_WINDOW_NS / 1000000000ULL));
 	if (pd_app.dispatching && !pd_app.replay)
 		PD_LOG(INFO, "software dispatch: %u lookups a ring (receiver to owner), %u mbufs\n",
 		       pd_app.ring_size, mbufs(0));

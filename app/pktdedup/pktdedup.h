@@ -56,6 +56,9 @@ _Static_assert((PD_APP_DISPATCH_ROUNDS & (PD_APP_DISPATCH_ROUNDS - 1)) == 0 &&
 /* --window with --key packet when none is given: above the skew between mirror points
  * (microseconds to milliseconds), below TCP's least retransmission timeout (200 ms) */
 #define PD_APP_DEFAULT_WINDOW_NS 100000000ULL
+/* Inline, a window below this with --snapshot is warned of: a restart (EAL, the filters'
+ * memory, the snapshot's read) takes seconds, so restored keys fall out of the window */
+#define PD_APP_SNAPSHOT_MIN_WINDOW_NS 10000000000ULL
 #define PD_APP_KEYBUF_LEN RTE_ALIGN_CEIL(PD_KEY_BUF_LEN(PD_APP_SCRATCH_LEN), 64)
 
 enum pd_action { PD_ACTION_DROP, PD_ACTION_MARK, PD_ACTION_COUNT };
