@@ -108,6 +108,18 @@ rc=0
 "$bin" --pcap-in "$tmp/tcp.pcap" --filter bsbf --fpr 0.25 >/dev/null 2>&1 ||
 	fail "bsbf --fpr 0.25: status $?"
 echo "ok: bsbf (predicted 0.25) refused at the default budget, accepted with --fpr 0.25"
+# a Bloom filter never forgets: past its capacity its FPR climbs toward 1 (1 MiB and 3
+# million unique frames dropped 1,254,298 under a plan of 1e-6), so only a run that says
+# how many distinct keys it will see (--expected-n) may have one
+rc=0
+"$bin" --pcap-in "$tmp/tcp.pcap" --filter bloom --memory 1M >/dev/null 2>"$tmp/bl.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "filter bloom never forgets a key: past 287129 distinct keys" \
+	"$tmp/bl.err" || { cat "$tmp/bl.err" >&2; fail "bloom without --expected-n: status $rc"; }
+"$bin" --pcap-in "$tmp/tcp.pcap" --pcap-out /dev/null --filter bloom --memory 1M \
+	--expected-n 1000 >"$tmp/bl.err" 2>&1 || { cat "$tmp/bl.err" >&2; fail "bloom --expected-n"; }
+grep -q "plan: bloom k=.*; remembers every key (its false-positive rate grows with them)" \
+	"$tmp/bl.err" || { cat "$tmp/bl.err" >&2; fail "bloom's plan line"; }
+echo "ok: bloom refused without --expected-n (it never forgets), planned with it"
 
 # 2,000,000 unique frames through the default filter: at most 2 dropped (fixed seed:
 # the same verdicts every run)

@@ -62,6 +62,43 @@ static void rate_text(char *buf, size_t len, const char *name, const char *what,
 			 name, what, checked, EST_MIN_CHECKED);
 }
 
+/*
+ * The estimate puts the false-positive rate above the loss budget: the lower end of its
+ * interval is, from at least EST_MIN_CHECKED unique packets. The plan's prediction then
+ * does not hold for this traffic (a filter that does not forget past its capacity, an
+ * --expected-n the traffic outgrew): unique packets are being taken for copies at that
+ * rate, which must not pass unsaid.
+ */
+static int over_budget(const struct pd_est_view *v)
+{
+	return v->unique >= EST_MIN_CHECKED && v->r.fpr_lo > pd_app.cfg.filter.target_fpr;
+}
+
+static void over_budget_text(char *buf, size_t len, const struct pd_est_view *v)
+{
+	snprintf(buf, len, "the live estimate puts the false-positive rate at %.3g (95%%: %.3g-%.3g),"
+		" above the loss budget --fpr %g: about that share of unique packets are taken"
+		" for copies, not the %.3g the plan predicted. More --memory, a filter that"
+		" forgets (qhtlru), or an --expected-n or --window that fit this traffic would"
+		" keep it (docs/estimate.md)", v->r.fpr, v->r.fpr_lo, v->r.fpr_hi,
+		pd_app.cfg.filter.target_fpr, pd_app.plan.predicted_fpr);
+}
+
+/* From the main lcore's tick (or a replay's reader), every few seconds: the warning as
+ * soon as the estimate shows it, once, where the summary would come only at the stop. */
+void pd_estimate_watch(void)
+{
+	static int warned;
+	struct pd_est_view v;
+	char why[512];
+
+	if (warned || !pd_estimate_view(&v) || !over_budget(&v))
+		return;
+	warned = 1;
+	over_budget_text(why, sizeof(why), &v);
+	PD_LOG(WARNING, "warning: %s\n", why);
+}
+
 void pd_estimate_summary(FILE *out)
 {
 	struct pd_est_view v;
@@ -76,6 +113,12 @@ void pd_estimate_summary(FILE *out)
 		PRIu64 " copies checked): %s, %s%s\n", (uint64_t)1 << v.level, v.unique, v.copies,
 		fpr, fnr, v.unique >= EST_MIN_CHECKED && v.copies >= EST_MIN_CHECKED ? "" :
 		v.level > 0 ? "; --estimate-rate 1 checks every key" : "");
+	if (over_budget(&v)) {
+		char why[512];
+
+		over_budget_text(why, sizeof(why), &v);
+		fprintf(out, "pktdedup: warning: %s\n", why);
+	}
 }
 
 void pd_estimate_json(struct json *j)
@@ -97,6 +140,7 @@ void pd_estimate_json(struct json *j)
 	json_f64(j, NULL, "%.6g", v.r.fnr_lo);
 	json_f64(j, NULL, "%.6g", v.r.fnr_hi);
 	json_close(j);
+	json_bool(j, "fpr_above_budget", over_budget(&v));
 	json_open(j, "sampled", '{', 1);
 	json_u64(j, "rate_log2", v.level);
 	json_u64(j, "unique", v.unique);

@@ -59,6 +59,8 @@ _Static_assert((PD_APP_DISPATCH_ROUNDS & (PD_APP_DISPATCH_ROUNDS - 1)) == 0 &&
 /* Inline, a window below this with --snapshot is warned of: a restart (EAL, the filters'
  * memory, the snapshot's read) takes seconds, so restored keys fall out of the window */
 #define PD_APP_SNAPSHOT_MIN_WINDOW_NS 10000000000ULL
+/* Seconds between the main lcore's looks at the live estimate against the loss budget */
+#define PD_APP_WATCH_S 5.0
 #define PD_APP_KEYBUF_LEN RTE_ALIGN_CEIL(PD_KEY_BUF_LEN(PD_APP_SCRATCH_LEN), 64)
 
 enum pd_action { PD_ACTION_DROP, PD_ACTION_MARK, PD_ACTION_COUNT };
@@ -431,6 +433,7 @@ struct json;
 void pd_estimate_line(FILE *out);     /* the periodic line's est_fpr, est_fnr fields */
 void pd_estimate_summary(FILE *out);  /* the summary's estimate line */
 void pd_estimate_json(struct json *j); /* "estimate": {...} or null */
+void pd_estimate_watch(void);          /* warn once when the FPR is above the budget */
 /* The estimate summed over the workers, at the highest sampling level any reached. */
 struct pd_est_view {
 	unsigned level;

@@ -69,11 +69,15 @@ void pd_stats_line(FILE *out, double secs)
 void pd_stats_tick(void)
 {
 	const int asked = atomic_exchange_explicit(&pd_stats_asked, 0, memory_order_relaxed);
-	double now;
+	const double now = pd_now_s(); /* vDSO: about 20 ns, once a millisecond inline */
+	static double watched;
 
+	if (now - watched >= PD_APP_WATCH_S) { /* the loss budget, whatever the interval */
+		watched = now;
+		pd_estimate_watch();
+	}
 	if (pd_app.cfg.stats_interval <= 0 && !asked)
 		return;
-	now = pd_now_s();
 	if (asked || now - stats_last >= pd_app.cfg.stats_interval) {
 		stats_last = now;
 		pd_stats_line(stderr, now - stats_t0);
@@ -88,7 +92,9 @@ void pd_stats_plan(FILE *out)
 	char desc[96], mem[64];
 
 	pd_filter_params_describe(&p->params, desc, sizeof(desc));
-	if (p->remembers == 0)
+	if (p->params.type == PD_FILTER_BLOOM) /* never forgets: its FPR grows instead */
+		snprintf(mem, sizeof(mem), "every key (its false-positive rate grows with them)");
+	else if (p->remembers == 0)
 		snprintf(mem, sizeof(mem), "every key (unbounded memory)");
 	else
 		snprintf(mem, sizeof(mem), "about the last %" PRIu64 " distinct keys",
