@@ -177,4 +177,17 @@ above=$(/usr/bin/python3 -c 'import json, sys
 print(json.load(open(sys.argv[1]))["estimate"]["fpr_above_budget"])' "$tmp/q.json")
 ! grep -q "$over" "$tmp/q.out" && [ "$above" = False ] ||
 	{ cat "$tmp/q.out" >&2; echo "FAIL: within the budget: said over it" >&2; exit 1; }
-echo "ok: an FPR above the loss budget is said as the run goes, in the summary and the JSON"
+# inline, where the main lcore is the worker and no --stats-interval is given, too: the
+# warning comes about 5 s in, before the stop
+rc=0
+"$bin" -l 0 --no-huge -m 512 --no-pci --no-shconf --no-telemetry --file-prefix "est$$" \
+	--vdev "net_pcap0,rx_pcap=$tmp/u5k.pcap,tx_iface=lo" -- --ports 0 --filter bloom \
+	--memory 4K --expected-n 100 --estimate-rate 1 >"$tmp/i.out" 2>&1 &
+pid=$!
+await_line "$tmp/i.out" "$over" "$pid" || rc=9
+stop_run "$pid" || rc=$?
+rm -rf "/var/run/dpdk/est$$"
+[ "$rc" -eq 0 ] && [ "$(grep -c "$over" "$tmp/i.out")" -eq 2 ] ||
+	{ cat "$tmp/i.out" >&2; echo "FAIL: inline over the budget: status $rc" >&2; exit 1; }
+echo "ok: an FPR above the loss budget is said as the run goes (replay and inline), in the" \
+	"summary and the JSON"

@@ -690,9 +690,11 @@ int pd_worker_main(void *arg)
 	 * filter near the core (32 KiB) keeping it back gained nothing (median ratio
 	 * 1.005 in 6 alternating rounds) and would only add a burst of latency */
 	const int pipelined = w->far = pd_filter_is_far(w->filter);
-	/* the main lcore prints the counter lines: every --stats-interval, and on SIGUSR1 */
+	/* the main lcore prints the counter lines: every --stats-interval, and on SIGUSR1;
+	 * and with the live estimate on it looks at the loss budget (pd_estimate_watch) */
 	const int main_lcore = w->lcore == rte_get_main_lcore();
-	const int ticks = main_lcore && w->app->cfg.stats_interval > 0;
+	const int ticks = main_lcore && (w->app->cfg.stats_interval > 0 ||
+					 w->app->cfg.estimate_level >= 0);
 	const unsigned full = w->n_rxq * PD_APP_BURST; /* a round of full bursts */
 	unsigned busy = 0; /* rounds of full bursts since dispatch_flush(FLUSH_ALL) */
 	/* publish every this many busy rounds: with no verdict back nothing waits for
