@@ -72,7 +72,8 @@ void pd_stats_tick(void)
 	const double now = pd_now_s(); /* vDSO: about 20 ns, once a millisecond inline */
 	static double watched;
 
-	if (now - watched >= PD_APP_WATCH_S) { /* the loss budget, whatever the interval */
+	/* the loss budget, whatever the interval; SIGUSR1 has it looked at now */
+	if (asked || now - watched >= PD_APP_WATCH_S) {
 		watched = now;
 		pd_estimate_watch();
 	}
@@ -416,8 +417,9 @@ void pd_stats_summary(double secs)
 			" it held (%" PRIu64 " time%s, summed over workers) when a %s came stamped"
 			" far (64 windows or more) before the newest; copies of %ss before that"
 			" may have passed, none was made up (filters_forgotten; docs/windows.md,"
-			" \"Limits\")\n", pd_filter_type_name(pd_app.plan.params.type),
-			fs.forgotten, fs.forgotten == 1 ? "" : "s", what, what);
+			" \"A clock stepped back\")\n",
+			pd_filter_type_name(pd_app.plan.params.type), fs.forgotten,
+			fs.forgotten == 1 ? "" : "s", what, what);
 	}
 	pd_estimate_summary(out);
 	pd_advice_print(out);

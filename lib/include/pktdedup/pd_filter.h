@@ -205,7 +205,8 @@ struct pd_filter_stats {
 	 * restored where the clock is behind it). Copies of the keys before the step may
 	 * then pass; none is made up. How far back: timerbf 2^29 of its time units (at
 	 * least 512 windows), qqhtd and qhtlru the reach of their ages or 64 windows,
-	 * whichever is more (docs/windows.md, "Limits"). 0 for every other filter.
+	 * whichever is more (docs/windows.md, "A clock stepped back"). 0 for every other
+	 * filter.
 	 */
 	uint64_t forgotten;
 };
