@@ -539,8 +539,8 @@ int pd_app_parse(int argc, char **argv, struct pd_app_config *c)
 				break;
 			}
 			/* "0" is what some tools take for no window: say which word is ours */
-			r = strcmp(a, "0") == 0 ? -1 : cli_duration("--window", a, &c->filter.window);
-			if (strcmp(a, "0") == 0 || (r == 0 && c->filter.window == 0))
+			r = strcmp(a, "0") == 0 ? 0 : cli_duration("--window", a, &c->filter.window);
+			if (r == 0 && (strcmp(a, "0") == 0 || c->filter.window == 0))
 				r = cli_bad("--window", a, "must be above 0 (--window none: no window)");
 			break;
 		case O_WMODE:
