@@ -277,7 +277,7 @@ echo "ok: a --snapshot or --stats-json that cannot be written stops the run at s
 "$bin" "${p[@]}" --seed 9007199254740992 --snapshot "$tmp/seed.snap" >/dev/null 2>&1
 rc=0
 "$bin" "${p[@]}" --seed 9007199254740993 --snapshot "$tmp/seed.snap" >/dev/null 2>"$tmp/err" || rc=$?
-[ "$rc" -eq 1 ] && grep -q "another hash seed" "$tmp/err" ||
+[ "$rc" -eq 3 ] && grep -q "another hash seed" "$tmp/err" ||
 	{ cat "$tmp/err" >&2; echo "FAIL: --seed 2^53 + 1 read as 2^53 ($rc)" >&2; exit 1; }
 "$bin" "${p[@]}" --seed 18446744073709551615 >/dev/null 2>&1 ||
 	{ echo "FAIL: --seed 2^64 - 1 refused" >&2; exit 1; }
@@ -291,10 +291,10 @@ for change in "--window 20ms|made with --window (ns) 10000000, this run has --wi
 	rc=0
 	# shellcheck disable=SC2086
 	"$bin" "${p[@]}" ${change%%|*} --snapshot "$tmp/w.snap" >/dev/null 2>"$tmp/err" || rc=$?
-	[ "$rc" -eq 1 ] && grep -qF -- "${change#*|}" "$tmp/err" ||
+	[ "$rc" -eq 3 ] && grep -qF -- "${change#*|}" "$tmp/err" ||
 		{ cat "$tmp/err" >&2; echo "FAIL: snapshot refused for ${change%%|*}" >&2; exit 1; }
 done
-echo "ok: a snapshot refused for --window, --fpr or --memory names that option"
+echo "ok: a snapshot refused for --window, --fpr or --memory names that option (status 3)"
 
 # names with = and ',', standard input, and 17 workers: a replay like any other
 cp "$in" "$tmp/a=b,c.pcap"

@@ -183,7 +183,7 @@ echo "yesterday's output" >out.pcap
 printf 'not a snapshot' >junk.snap
 rc=0
 "$bin" --pcap-in cap.pcap --pcap-out out.pcap --snapshot junk.snap >/dev/null 2>err.txt || rc=$?
-[ "$rc" -eq 1 ] && [ "$(cat out.pcap)" = "yesterday's output" ] ||
+[ "$rc" -eq 3 ] && [ "$(cat out.pcap)" = "yesterday's output" ] ||
 	{ cat err.txt >&2; fail "refused snapshot: status $rc, --pcap-out changed"; }
 echo "ok: a run refused before its first frame leaves --pcap-out untouched"
 

@@ -6,7 +6,7 @@
 #  - the snapshot file is mode 0600;
 #  - a truncated, a corrupted, a non-snapshot file, and snapshots made with another
 #    worker count, key, seed or filter size: refused with a message saying which,
-#    status 1, the file left as it was (a file that is no snapshot at all, a capture,
+#    status 3, the file left as it was (a file that is no snapshot at all, a capture,
 #    even with --snapshot-policy fresh); with --snapshot-policy fresh: status 0 and the
 #    output of a run without a snapshot;
 #  - --snapshot-interval writes snapshots while running (looping net_pcap), reports the
@@ -46,7 +46,7 @@ read -r want_dups _ _ <<<"$($tool count "$exp" packet)"
 echo "ok: halves with a snapshot = whole file: $total duplicates; the second half" \
 	"caught $((dup_b - dup_f)) copies of first-half packets"
 
-# 2. unusable snapshots: refused (status 1, file untouched), or fresh on request
+# 2. unusable snapshots: refused (status 3, file untouched), or fresh on request
 refused() { # name "expected words" [options...]
 	local name=$1 words=$2 rc=0 out=(--pcap-out "$tmp/r.pcap")
 	shift 2
@@ -54,7 +54,7 @@ refused() { # name "expected words" [options...]
 	cp "$tmp/bad.snap" "$tmp/bad.before"
 	run --pcap-in "$tmp/b.pcap" "${out[@]}" --snapshot "$tmp/bad.snap" "$@" \
 		>/dev/null 2>"$tmp/r.err" || rc=$?
-	[ "$rc" -eq 1 ] || { echo "FAIL: $name: status $rc, want 1" >&2; cat "$tmp/r.err" >&2; exit 1; }
+	[ "$rc" -eq 3 ] || { echo "FAIL: $name: status $rc, want 3" >&2; cat "$tmp/r.err" >&2; exit 1; }
 	grep -q "refused: .*$words" "$tmp/r.err" ||
 		{ echo "FAIL: $name: message lacks '$words':" >&2; cat "$tmp/r.err" >&2; exit 1; }
 	cmp -s "$tmp/bad.snap" "$tmp/bad.before" || { echo "FAIL: $name: file changed" >&2; exit 1; }
@@ -62,7 +62,7 @@ refused() { # name "expected words" [options...]
 	run --pcap-in "$tmp/b.pcap" "${out[@]}" --snapshot "$tmp/bad.snap" \
 		--snapshot-policy fresh --seed 7 "$@" >/dev/null 2>"$tmp/fr.err" || rc=$?
 	if [ "${FOREIGN:-}" = 1 ]; then # not a snapshot at all: fresh leaves it alone too
-		[ "$rc" -eq 1 ] && grep -q "not over a file of another kind" "$tmp/fr.err" &&
+		[ "$rc" -eq 3 ] && grep -q "not over a file of another kind" "$tmp/fr.err" &&
 			cmp -s "$tmp/bad.snap" "$tmp/bad.before" ||
 			{ echo "FAIL: $name: fresh policy (status $rc)" >&2; cat "$tmp/fr.err" >&2; exit 1; }
 		echo "ok: $name: refused, with --snapshot-policy fresh too, the file left alone"

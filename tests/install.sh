@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What `meson install` puts on a machine, into a scratch --destdir: the four programs, the
 # man pages (each tool's made from its own --help, so an option in --help is in the man
-# page), the library's page, the systemd unit and its options file. The unit passes
+# page), the library's page, the systemd unit and its options file. The unit is not
+# restarted after a bad option's status or a refused snapshot's (checked on a snapshot
+# made with another --memory), but is after status 1. The unit passes
 # `systemd-analyze verify` where systemd is present (pointed at the scratch binary). The
 # options file's PKTDEDUP_OPTIONS run as the unit runs them (its EAL options made net_null
 # ports, its state directory the scratch one, its --memory 4M), stopped by SIGTERM as
@@ -57,8 +59,26 @@ grep -q "^ExecStart=$prefix/bin/pktdedup \$EAL_OPTIONS -- \$PKTDEDUP_OPTIONS$" \
 	"$root/lib/systemd/system/pktdedup@.service" || fail "the unit's ExecStart"
 grep -q "^EnvironmentFile=$prefix/etc/pktdedup/%i.conf$" \
 	"$root/lib/systemd/system/pktdedup@.service" || fail "the unit's EnvironmentFile"
-grep -q "^RestartPreventExitStatus=2$" "$root/lib/systemd/system/pktdedup@.service" ||
-	fail "the unit restarts on bad options (status 2)"
+# the statuses the unit does not restart on: a bad option's, and a refused snapshot's
+# (made with other options: a restart every 5 s would refuse it again, the ports down)
+no_restart=" $(sed -n 's/^RestartPreventExitStatus=//p' "$root/lib/systemd/system/pktdedup@.service") "
+in_list() { [[ $no_restart == *" $1 "* ]]; }
+in_list 2 || fail "the unit restarts on bad options (status 2)"
+in_list 1 && fail "the unit does not restart after a runtime failure (status 1)"
+src=$(dirname "$0")/../pcap/dups.pcap
+"$root/bin/pktdedup" --pcap-in "$src" --memory 4M --snapshot "$dest/s.snap" >/dev/null 2>&1 ||
+	fail "a run with --snapshot"
+rc=0
+"$root/bin/pktdedup" --pcap-in "$src" --memory 8M --snapshot "$dest/s.snap" >/dev/null \
+	2>"$dest/err" || rc=$?
+grep -q "refused: made with --memory 4194304" "$dest/err" && in_list "$rc" ||
+	{ cat "$dest/err" >&2; fail "a snapshot refused: status $rc, which the unit restarts on"; }
+grep -q -- "--snapshot-policy fresh" "$root/etc/pktdedup/default.conf" ||
+	fail "default.conf's snapshot advice lacks --snapshot-policy fresh"
+"$root/bin/pktdedup" --pcap-in "$src" --memory 8M --snapshot "$dest/s.snap" \
+	--snapshot-policy fresh >/dev/null 2>&1 || fail "--snapshot-policy fresh"
+echo "ok: the unit is not restarted after statuses$no_restart(a refused snapshot gave $rc)," \
+	"but is after status 1; default.conf's snapshot advice has --snapshot-policy fresh"
 (set -u; . "$root/etc/pktdedup/default.conf"; [ -n "$EAL_OPTIONS" ] && [ -n "$PKTDEDUP_OPTIONS" ]) ||
 	fail "default.conf does not set EAL_OPTIONS and PKTDEDUP_OPTIONS"
 # syslog(3) caught in a file, to see what goes there as well as to standard error

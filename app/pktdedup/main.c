@@ -436,14 +436,18 @@ static int filters_setup(void)
 {
 	int main_ran, rc;
 
-	if (memory_check() != 0 || pd_snap_prepare() != 0)
+	if (memory_check() != 0)
 		return 1;
+	if (pd_snap_prepare() != 0)
+		return PD_APP_STATUS_SNAPSHOT;
 	rc = pd_threads_launch(create_filter, &main_ran);
 	pd_threads_wait();
 	for (unsigned i = 0; i < pd_app.nworkers; i++)
 		rc |= pd_app.w[i]->failed ? -1 : 0;
-	if (rc != 0 || pd_snap_load() != 0)
+	if (rc != 0)
 		return 1;
+	if (pd_snap_load() != 0)
+		return PD_APP_STATUS_SNAPSHOT;
 	pd_delay_buckets_init();
 	pd_app.want_delay = pd_app.time_src != PD_TIME_NONE &&
 			    pd_filter_reports_delay(pd_app.w[0]->filter);

@@ -157,7 +157,7 @@ void pd_app_usage(FILE *out)
 		"  --snapshot-interval T  also write it every T (seconds, or 500ms, 10s...)\n"
 		"                       while running (default: only at stop)\n"
 		"  --snapshot-policy P  strict (default): a snapshot that cannot be used stops\n"
-		"                       the run (status 1); fresh: start with empty filters\n"
+		"                       the run (status 3); fresh: start with empty filters\n"
 		"\n"
 		"Statistics:\n"
 		"  --stats-interval T   print a counter line every T (seconds, or 500ms...;\n"
@@ -175,9 +175,9 @@ void pd_app_usage(FILE *out)
 		"  --version            the version\n"
 		"\n"
 		"Exit status: 0 done; 1 a runtime failure (ports, memory, a damaged input file,\n"
-		"a write error); 2 bad options; 130, 143 or 129: a replay stopped by SIGINT,\n"
-		"SIGTERM or SIGHUP before the end of its input (the output holds the frames\n"
-		"read).\n");
+		"a write error); 2 bad options; 3 a --snapshot that cannot be used; 130, 143\n"
+		"or 129: a replay stopped by SIGINT, SIGTERM or SIGHUP before the end of its\n"
+		"input (the output holds the frames read).\n");
 }
 
 enum {

@@ -59,6 +59,10 @@ _Static_assert((PD_APP_DISPATCH_ROUNDS & (PD_APP_DISPATCH_ROUNDS - 1)) == 0 &&
 /* Inline, a window below this with --snapshot is warned of: a restart (EAL, the filters'
  * memory, the snapshot's read) takes seconds, so restored keys fall out of the window */
 #define PD_APP_SNAPSHOT_MIN_WINDOW_NS 10000000000ULL
+/* The exit status of a run stopped by a --snapshot it cannot use (made with other
+ * options or workers, damaged, not a snapshot): a restart would refuse the same file
+ * again, so the service's unit does not restart on it (RestartPreventExitStatus) */
+#define PD_APP_STATUS_SNAPSHOT 3
 /* Seconds between the main lcore's looks at the live estimate against the loss budget */
 #define PD_APP_WATCH_S 5.0
 #define PD_APP_KEYBUF_LEN RTE_ALIGN_CEIL(PD_KEY_BUF_LEN(PD_APP_SCRATCH_LEN), 64)
@@ -445,8 +449,8 @@ int pd_estimate_view(struct pd_est_view *v); /* 0 when the estimate is off */
 
 /* snapshot.c */
 int pd_snap_lock(void); /* before EAL: the run's lock, stale temporary files removed */
-int pd_snap_prepare(void);
-int pd_snap_load(void);
+int pd_snap_prepare(void); /* 0, or -1: the snapshot refused (PD_APP_STATUS_SNAPSHOT) */
+int pd_snap_load(void);    /* the same */
 int pd_snap_start(void);
 int pd_snap_finish(void);
 double pd_snap_final_write_s(void); /* what the final snapshot's write took */

@@ -8,7 +8,8 @@
  * unless --seed is given. After the workers' filter images the file holds, when the
  * live estimate is on, each worker's estimate state (pd_estimate_save_state): the shadow
  * must remember what the filter remembers, or every restored key's first copy would
- * count as a false positive. Any refusal says why; the run then stops with status 1, or
+ * count as a false positive. Any refusal says why; the run then stops with status 3
+ * (PD_APP_STATUS_SNAPSHOT: a restart would refuse it again), or
  * with --snapshot-policy fresh starts with empty filters and says so.
  *
  * While running (--snapshot-interval) a thread of its own asks every worker for a copy
