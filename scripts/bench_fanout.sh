@@ -10,7 +10,11 @@
 #     as worker.c hands over when untimed, against 16);
 #   merged / separate: one ring each way between a pair, carrying lookups and verdicts
 #     (bench_fanout -M), against a ring of lookups and one of verdicts each way; separate
-#     runs, alternated, the order reversed every round.
+#     runs, alternated, the order reversed every round;
+#   in place / copies: worker.c's lookups as it hands them over with --action count on
+#     one port (nov,h8,rounds=16), written and read in place (zc) against lists by owner
+#     copied into and out of the rings, alternated within one run, and the same on one
+#     CPU.
 # By default each worker count runs on 2 threads, each a worker whose W - 1 peers are all
 # the other thread (every ring carries what it carries with W workers, its lines cross
 # between two cores); REAL=1 runs W threads, one a CPU (needs W CPUs; from CPU 1 when
@@ -68,12 +72,13 @@ for w in "${counts[@]}"; do # every count checked before the first run
 done
 lscpu | grep -E '^(CPU\(s\)|Model name|L2 cache|L3 cache):' || true
 roundtrip before
-echo "| workers | threads | ns a packet, plain | on one CPU | ahead / plain | rounds=16 / plain | h8 / plain | merged / separate |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| workers | threads | ns a packet, plain | on one CPU | ahead / plain | rounds=16 / plain | h8 / plain | merged / separate | in place / copies | on one CPU |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for w in "${counts[@]}"; do
 	layout "$w"
 	run() { "$bin" -w "$w" -t "$threads" -c "$cpu0" -s "$secs" "$@"; }
 	: >"$tmp/plain" >"$tmp/solo" >"$tmp/ahead" >"$tmp/r16" >"$tmp/h8" >"$tmp/merged"
+	: >"$tmp/zc" >"$tmp/zc1"
 	for ((r = 1; r <= reps; r++)); do
 		run plain plain >>"$tmp/log"
 		tail -n 1 "$tmp/log" | sed -n 's/.*(medians): plain \([0-9.]*\),.*/\1/p' >>"$tmp/plain"
@@ -82,6 +87,9 @@ for w in "${counts[@]}"; do
 		run plain ahead | tee -a "$tmp/log" | field "B\\/A" >>"$tmp/ahead"
 		run plain rounds=16 | tee -a "$tmp/log" | field "B\\/A" >>"$tmp/r16"
 		run plain h8 | tee -a "$tmp/log" | field "B\\/A" >>"$tmp/h8"
+		run nov,h8,rounds=16 nov,h8,rounds=16,zc | tee -a "$tmp/log" | field "B\\/A" >>"$tmp/zc"
+		"$bin" -w "$w" -t 1 -c "$cpu0" -s "$secs" nov,h8,rounds=16 nov,h8,rounds=16,zc |
+			tee -a "$tmp/log" | field "B\\/A" >>"$tmp/zc1"
 		if ((r % 2)); then
 			s=$(run | tee -a "$tmp/log" | field plain)
 			m=$(run -M | tee -a "$tmp/log" | field plain)
@@ -92,9 +100,10 @@ for w in "${counts[@]}"; do
 		echo "round $r, $w workers: separate $s, merged $m ns a packet" >>"$tmp/log"
 		awk -v m="$m" -v s="$s" 'BEGIN { printf "%.3f\n", m / s }' >>"$tmp/merged"
 	done
-	printf '| %s | %s | %.1f | %.1f | %.3f | %.3f | %.3f | %.3f |\n' "$w" "$threads" \
-		"$(median <"$tmp/plain")" "$(median <"$tmp/solo")" "$(median <"$tmp/ahead")" \
-		"$(median <"$tmp/r16")" "$(median <"$tmp/h8")" "$(median <"$tmp/merged")"
+	printf '| %s | %s | %.1f | %.1f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n' "$w" \
+		"$threads" "$(median <"$tmp/plain")" "$(median <"$tmp/solo")" \
+		"$(median <"$tmp/ahead")" "$(median <"$tmp/r16")" "$(median <"$tmp/h8")" \
+		"$(median <"$tmp/merged")" "$(median <"$tmp/zc")" "$(median <"$tmp/zc1")"
 done
 roundtrip after
 echo

@@ -12,12 +12,15 @@
  *    is taken. A batch's put and a flush of lines publish up to the last whole line: 21
  *    slots of 3 bytes fit a 64-byte line, counted as the power of two below that, the
  *    batch and the ring (16, capped to 2 for batches of 3 and to 4 for batches of 6).
- *    A stale flush publishes everything when nothing was published since the last one;
+ *    A stale flush publishes everything when nothing was published since the last one.
+ *    Puts and gets in place (a writer's slots, peek and release) take their turns
+ *    among the others and are checked the same way;
  *  - two threads, a ring of 16 slots of 16 bytes (4 a line), publishing every put and
  *    in batches of 5: a producer puts 4,000,000 numbered slots in bursts of 1 to 32
  *    (flushing whole lines, stale rings or everything now and then, and everything at
  *    the end), a consumer takes them in bursts of 1 to 32 and checks that they come
- *    complete, once each and in order (the ring is full and empty often). A thread that
+ *    complete, once each and in order (the ring is full and empty often); then again
+ *    with both sides in place, as worker.c puts and gets its lookups. A thread that
  *    finds the ring full or empty yields its CPU: spinning, the two threads on one CPU
  *    (taskset -c 0, as on a loaded 2-CPU machine) took over 120 s, and the sanitizers'
  *    suite spent 45 s here; yielding, 1.5 s. A planted race (the consumer giving its
@@ -56,7 +59,7 @@ static void model_run(unsigned batch, unsigned line)
 	assert_int_equal(pd_spsc_bytes(8, 3), sizeof(mem_small));
 	for (int step = 0; step < 20000; step++) {
 		unsigned char buf[12][3];
-		const unsigned n = draw(12), what = draw(7);
+		const unsigned n = draw(12), what = draw(9);
 
 		if (what == 0) {
 			pd_spsc_flush(r);
@@ -70,7 +73,7 @@ static void model_run(unsigned batch, unsigned line)
 			pd_spsc_flush_lines(r);
 			if (put / line * line > pub)
 				pub = put / line * line;
-		} else if (what <= 2) {
+		} else if (what <= 2 || what == 7) {
 			const unsigned want = n < 8 - (put - got) ? n : 8 - (put - got);
 
 			for (unsigned i = 0; i < n; i++)
@@ -81,12 +84,33 @@ static void model_run(unsigned batch, unsigned line)
 
 			assert_true(room <= 8 - (put - got));
 			assert_true(room >= want);
-			assert_int_equal(pd_spsc_put(r, buf, n, 3), want);
+			if (what == 7) { /* in place: each slot written where it lies */
+				struct pd_spsc_writer wr;
+				unsigned char *slot;
+				unsigned k = 0;
+
+				pd_spsc_writer_begin(r, &wr, n);
+				while ((slot = pd_spsc_writer_next(&wr, 3)) != NULL)
+					memcpy(slot, buf[k++], 3);
+				assert_int_equal(k, want);
+				assert_int_equal(pd_spsc_writer_end(r, &wr), want);
+			} else {
+				assert_int_equal(pd_spsc_put(r, buf, n, 3), want);
+			}
 			for (unsigned i = 0; i < want; i++)
 				memcpy(model[(put + i) & 0xffff], buf[i], 3);
 			put += want;
 			if (put - pub >= batch && put / line * line > pub)
 				pub = put / line * line;
+		} else if (what == 8) { /* read in place */
+			const unsigned want = n < pub - got ? n : pub - got;
+
+			assert_int_equal(pd_spsc_peek(r, n), want);
+			for (unsigned i = 0; i < want; i++)
+				assert_memory_equal(pd_spsc_peek_slot(r, i, 3),
+						    model[(got + i) & 0xffff], 3);
+			pd_spsc_release(r, want);
+			got += want;
 		} else {
 			const unsigned want = n < pub - got ? n : pub - got;
 
@@ -114,6 +138,31 @@ struct slot {
 	uint64_t seq, check;
 };
 
+static int in_place; /* threads_run: both sides put and get in place (spsc.h's writer, peek) */
+
+/* Up to n slots from s put in place, as worker.c's dispatch_burst_as puts them. */
+static unsigned put_in_place(struct pd_spsc *r, const struct slot *s, unsigned n)
+{
+	struct pd_spsc_writer wr;
+	struct slot *l;
+	unsigned k = 0;
+
+	pd_spsc_writer_begin(r, &wr, n);
+	while ((l = pd_spsc_writer_next(&wr, sizeof(*l))) != NULL)
+		*l = s[k++];
+	return pd_spsc_writer_end(r, &wr);
+}
+
+/* Up to n slots into s, read in place, as worker.c's decide_handed reads them. */
+static unsigned get_in_place(struct pd_spsc *r, struct slot *s, unsigned n)
+{
+	n = pd_spsc_peek(r, n);
+	for (unsigned i = 0; i < n; i++)
+		memcpy(&s[i], pd_spsc_peek_slot(r, i, sizeof(s[0])), sizeof(s[0]));
+	pd_spsc_release(r, n);
+	return n;
+}
+
 static void *producer(void *arg)
 {
 	struct pd_spsc *r = arg;
@@ -131,7 +180,8 @@ static void *producer(void *arg)
 		for (unsigned i = 0; i < n; i++)
 			s[i] = (struct slot){next + i, ~(next + i) * 3};
 		for (unsigned done = 0; done < n;) {
-			const unsigned put = pd_spsc_put(r, s + done, n - done, sizeof(s[0]));
+			const unsigned put = in_place ? put_in_place(r, s + done, n - done)
+						      : pd_spsc_put(r, s + done, n - done, sizeof(s[0]));
 
 			done += put;
 			if (put == 0) /* full: let the consumer run, if it shares this CPU */
@@ -162,7 +212,8 @@ static void threads_run(unsigned batch)
 		unsigned n;
 
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		n = pd_spsc_get(r, s, 1 + (unsigned)(x >> 59), sizeof(s[0]));
+		n = in_place ? get_in_place(r, s, 1 + (unsigned)(x >> 59))
+			     : pd_spsc_get(r, s, 1 + (unsigned)(x >> 59), sizeof(s[0]));
 		if (n == 0) /* empty: let the producer run, if it shares this CPU */
 			sched_yield();
 		for (unsigned i = 0; i < n; i++)
@@ -180,6 +231,10 @@ static void test_threads(void **state)
 	(void)state;
 	threads_run(1);
 	threads_run(5);
+	in_place = 1;
+	threads_run(1);
+	threads_run(5);
+	in_place = 0;
 }
 
 int main(void)

@@ -339,7 +339,6 @@ static void decide_burst(struct pd_worker *w, struct staged *s)
  */
 static unsigned decide_handed(struct pd_worker *w)
 {
-	uint64_t in[PD_APP_BURST * PD_HANDOFF_MAX_WORDS];
 	uint64_t h[PD_APP_BURST], ts[PD_APP_BURST]; /* ts: read only when timed */
 	uint8_t v[PD_APP_BURST];
 	unsigned n = 0, took[PD_APP_MAX_WORKERS], r = w->from_next;
@@ -353,14 +352,18 @@ static unsigned decide_handed(struct pd_worker *w)
 					   : PD_APP_BURST - n;
 		const unsigned want = PD_APP_BURST - n < room ? PD_APP_BURST - n : room;
 
-		took[k] = pd_spsc_get(w->from[r], in + n * wd, want, wd * sizeof(in[0]));
-		for (unsigned i = n; i < n + took[k]; i++) {
-			h[i] = in[i * wd];
+		/* read in place (spsc.h): no copy out of the ring, no call per ring */
+		took[k] = pd_spsc_peek(w->from[r], want);
+		for (unsigned i = 0; i < took[k]; i++) {
+			const uint64_t *l = pd_spsc_peek_slot(w->from[r], i, wd * sizeof(h[0]));
+
+			h[n + i] = l[0];
 			if (wd == 2) /* timed: the packet's time follows its hash */
-				ts[i] = in[i * wd + 1];
+				ts[n + i] = l[1];
 			if (w->far) /* a near filter's own burst prefetches (stage_burst) */
-				pd_filter_prefetch(w->filter, h[i]);
+				pd_filter_prefetch(w->filter, h[n + i]);
 		}
+		pd_spsc_release(w->from[r], took[k]);
 		n += took[k];
 	}
 	if (n == 0)
@@ -496,8 +499,10 @@ static unsigned waiting(const struct pd_worker *w)
 }
 
 /*
- * The lookups of a received burst for owner o (their hashes h, and their times t when
- * timed, else NULL), handed over and their packets kept in order. A full ring means
+ * The lookups of a received burst for owner o that its ring had no room for when the
+ * burst was sorted (dispatch_burst_as writes the others in place; hand_over_rest), their
+ * hashes h and their times t when timed, else NULL: handed over and their packets kept
+ * in order, after those written in place. A full ring means
  * the owner is behind: this worker does its share of the waiting work first, then
  * tries once more; a packet that still finds no room is forwarded unchecked
  * (dispatch_full, bypassed), never lost. With forward_all the packets were sent
@@ -558,20 +563,32 @@ static void hand_over(struct pd_worker *w, unsigned o, const uint64_t *h, const 
  */
 struct owned {
 	struct rte_mbuf *m[PD_APP_BURST]; /* sent already with forward_all: not kept */
-	uint64_t h[PD_APP_BURST], ts[PD_APP_BURST];
+	/* each packet's lookup as a ring holds it (pd_app.handoff_words: the hash, then the
+	 * time when timed), written in place as the lookups for other owners are */
+	uint64_t ht[PD_APP_BURST * PD_HANDOFF_MAX_WORDS];
 	uint16_t port[PD_APP_BURST];      /* with forward_all, where each came from */
 	unsigned n;
 };
 
 static void decide_owned(struct pd_worker *w, struct owned *o)
 {
+	uint64_t h[PD_APP_BURST], ts[PD_APP_BURST];
+	const uint64_t *hp = o->ht; /* untimed: the hashes as they are */
+
+	if (w->app->handoff_words == 2) { /* timed: hash and time, in turn */
+		for (unsigned i = 0; i < o->n; i++) {
+			h[i] = o->ht[2 * i];
+			ts[i] = o->ht[2 * i + 1];
+		}
+		hp = h;
+	}
 	if (w->app->forward_all && o->n != 0) {
 		uint8_t v[PD_APP_BURST];
 
-		pd_disp_filter(w, o->h, o->ts, v, o->n);
+		pd_disp_filter(w, hp, ts, v, o->n);
 		count_verdicts(w, v, o->port, o->n);
 	} else {
-		process_owned(w, o->m, o->h, o->ts, o->n);
+		process_owned(w, o->m, hp, ts, o->n);
 	}
 	o->n = 0;
 }
@@ -597,32 +614,102 @@ static void send_received(struct pd_worker *w, struct rte_mbuf **pkts, unsigned 
 }
 
 /*
- * One received burst with software dispatch: every keyed packet in its owner's list,
- * this worker's own list among them (no branch on the owner, which is random: one
- * taken branch in two mispredicted cost 10% of this function's samples, perf), the
- * others' lookups handed over first so that their owners start on them at once. Its
- * own packets wait in own[*cur] while those of the burst before, in the other, are
- * decided.
+ * Where a received burst's lookups for one owner go, written in place as the burst is
+ * sorted (spsc.h's writer): the owner's ring, or, for this worker itself, its own list
+ * (struct owned), which has the same shape, so that no packet takes a branch on its
+ * owner. keep holds, at the same index, what the receiver keeps of each packet until
+ * its verdict comes back: its mbuf, or with forward_all its port; nothing is kept for
+ * a ring without verdicts back (a scratch array then).
+ */
+struct dest {
+	struct pd_spsc_writer wr;
+	void *keep;           /* struct rte_mbuf *[], or uint16_t [] with forward_all */
+	unsigned kbias, kmask; /* a slot's keep index: (its ring index + kbias) & kmask */
+};
+
+/*
+ * The packets of a burst whose owner's ring had no room (over[0..n), in order, with
+ * their hashes, times and ports as they were): handed over as before the in-place
+ * puts, owner by owner, so that this worker first does its share of the waiting work
+ * and tries again once (hand_over); what still finds no room passes unchecked.
+ */
+static void hand_over_rest(struct pd_worker *w, struct rte_mbuf **pkts, const unsigned *over,
+			   const uint64_t *h, const uint64_t *t, const uint16_t *port,
+			   unsigned n, const int fwd)
+{
+	const int timed = w->app->time_src != PD_TIME_NONE;
+
+	for (unsigned k = 0; k < w->nowner; k++) {
+		const unsigned o = w->owner[k];
+		struct rte_mbuf *m[PD_APP_BURST];
+		uint64_t oh[PD_APP_BURST], ot[PD_APP_BURST];
+		uint16_t op[PD_APP_BURST];
+		unsigned c = 0;
+
+		for (unsigned j = 0; j < n; j++) {
+			if (pd_owner_of(h[j], w->app->nworkers) != o)
+				continue;
+			oh[c] = h[j];
+			ot[c] = t[j];
+			op[c] = port[j];
+			m[c++] = fwd ? NULL : pkts[over[j]];
+		}
+		if (c != 0)
+			hand_over(w, o, oh, timed ? ot : NULL, fwd ? NULL : m, op, c);
+	}
+}
+
+/*
+ * One received burst with software dispatch: each keyed packet's lookup written in its
+ * owner's ring in place, or in this worker's own list, as it is sorted: no list per
+ * owner copied into its ring afterwards, no call per ring (no branch on the owner
+ * either, which is random: one taken branch in two mispredicted cost 10% of this
+ * function's samples, perf). The rings' new slots are put (and published in batches)
+ * once the burst is sorted. Its own packets wait in own[*cur] while those of the burst
+ * before, in the other, are decided. The rings alone with their puts and gets in place
+ * (tests/bench/bench_fanout, zc against the copies, policy nov,h8,rounds=16, both
+ * workers on one CPU, 64 MiB tables): 0.74 of their cost at 15 workers, 0.79 at 8,
+ * 0.93 at 2 (docs/speed.md).
  */
 static inline __attribute__((always_inline)) void
 dispatch_burst_as(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n, const uint64_t *rxt,
-		  struct owned *own, unsigned *cur, const int fwd)
+		  struct owned *own, unsigned *cur, const int fwd, const int back)
 {
-	struct rte_mbuf *kept[PD_APP_MAX_WORKERS][PD_APP_BURST];
-	uint64_t out[PD_APP_MAX_WORKERS][PD_APP_BURST]; /* the hashes, by owner */
-	uint64_t tout[PD_APP_MAX_WORKERS][PD_APP_BURST]; /* their times, when timed */
-	uint16_t kport[PD_APP_MAX_WORKERS][PD_APP_BURST];
-	unsigned nout[PD_APP_MAX_WORKERS] = {0};
+	struct dest dst[PD_APP_MAX_WORKERS];
+	uint16_t scratch[PD_APP_BURST]; /* what nobody keeps: no verdict comes back */
+	unsigned over[PD_APP_BURST], nover = 0; /* packets whose owner's ring was full */
+	uint64_t oh[PD_APP_BURST], ot[PD_APP_BURST];
+	uint16_t oport[PD_APP_BURST];
 	uint64_t hp[PD_APP_BURST];
 	uint8_t nokey[PD_APP_BURST];
-	const unsigned me = w->idx;
+	const unsigned me = w->idx, wd = w->app->handoff_words;
+	const size_t esize = wd * sizeof(uint64_t);
 	struct owned *now = &own[*cur];
-	const int timed = w->app->time_src != PD_TIME_NONE;
+	const int timed = wd == 2;
 	unsigned keyless = 0;
 
 	keys_burst(w, pkts, n, hp, nokey);
+	/* this worker's own list: never full (a burst at most), never wraps */
+	dst[me] = (struct dest){.wr = {.slot = (unsigned char *)now->ht, .at = 0,
+				       .end = PD_APP_BURST, .mask = ~0u},
+				.keep = fwd ? (void *)now->port : (void *)now->m, .kmask = ~0u};
+	for (unsigned k = 0; k < w->nowner; k++) {
+		const unsigned o = w->owner[k];
+		struct pd_spsc *r = w->to[o];
+		struct pd_pending *p = w->pending[o];
+		/* the packets kept for their verdicts: the ring's slots and the list advance
+		 * together, and the list holds every lookup in both rings (ports.c) */
+		const unsigned room = back ? p->mask + 1 - (p->tail - p->head) : PD_APP_BURST;
+
+		pd_spsc_writer_begin(r, &dst[o].wr, room < PD_APP_BURST ? room : PD_APP_BURST);
+		dst[o].keep = !back ? (void *)scratch : fwd ? (void *)p->port : (void *)p->m;
+		dst[o].kbias = back ? p->tail - dst[o].wr.at : 0;
+		dst[o].kmask = back ? p->mask : PD_APP_BURST - 1;
+	}
 	for (unsigned i = 0; i < n; i++) {
-		unsigned o;
+		struct dest *d;
+		uint64_t *l;
+		unsigned at;
 
 		if (nokey[i]) { /* rare and predicted: hp[i] is not set then */
 			if (!fwd)
@@ -630,37 +717,41 @@ dispatch_burst_as(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n, const
 			keyless++;
 			continue;
 		}
-		o = pd_owner_of(hp[i], w->app->nworkers);
-		if (fwd) /* the packet is sent below: only its port is kept */
-			kport[o][nout[o]] = pkts[i]->port;
-		else
-			kept[o][nout[o]] = pkts[i];
-		out[o][nout[o]] = hp[i];
+		d = &dst[pd_owner_of(hp[i], w->app->nworkers)];
+		l = pd_spsc_writer_next(&d->wr, esize);
+		if (unlikely(l == NULL)) { /* its owner is behind: hand_over_rest */
+			oh[nover] = hp[i];
+			ot[nover] = timed ? rxt[i] : 0; /* rxt is set only when timed */
+			oport[nover] = pkts[i]->port;
+			over[nover++] = i;
+			continue;
+		}
+		l[0] = hp[i];
 		if (timed) /* constant for the run: predicted */
-			tout[o][nout[o]] = rxt[i];
-		nout[o]++;
+			l[1] = rxt[i];
+		at = (d->wr.at - 1 + d->kbias) & d->kmask;
+		if (fwd) /* the packet is sent below: only its port is kept */
+			((uint16_t *)d->keep)[at] = pkts[i]->port;
+		else
+			((struct rte_mbuf **)d->keep)[at] = pkts[i];
 	}
 	if (fwd)
 		send_received(w, pkts, n, nokey, keyless);
 	for (unsigned k = 0; k < w->nowner; k++) {
 		const unsigned o = w->owner[k];
+		const unsigned put = pd_spsc_writer_end(w->to[o], &dst[o].wr);
 
-		if (nout[o] != 0)
-			hand_over(w, o, out[o], timed ? tout[o] : NULL, fwd ? NULL : kept[o],
-				  fwd ? kport[o] : NULL, nout[o]);
+		if (back)
+			w->pending[o]->tail += put;
+		w->c.dispatched_out += put;
 	}
-	now->n = nout[me];
-	for (unsigned i = 0; i < now->n; i++) {
-		if (fwd)
-			now->port[i] = kport[me][i];
-		else
-			now->m[i] = kept[me][i];
-		now->h[i] = out[me][i];
-		now->ts[i] = timed ? tout[me][i] : 0;
-		if (w->far) /* near: left to the filter's burst, 3.6% more packets a
-			     * second with --action count, 32 KiB, 2 workers (docs/speed.md) */
-			pd_filter_prefetch(w->filter, now->h[i]);
-	}
+	if (unlikely(nover != 0))
+		hand_over_rest(w, pkts, over, oh, ot, oport, nover, fwd);
+	now->n = dst[me].wr.at;
+	if (w->far) /* near: left to the filter's burst, 3.6% more packets a second with
+		     * --action count, 32 KiB, 2 workers (docs/speed.md) */
+		for (unsigned i = 0; i < now->n; i++)
+			pd_filter_prefetch(w->filter, now->ht[i * wd]);
 	*cur ^= 1;
 	decide_owned(w, &own[*cur]);
 }
@@ -670,10 +761,12 @@ dispatch_burst_as(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n, const
 static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
 			   const uint64_t *rxt, struct owned *own, unsigned *cur)
 {
-	if (w->app->forward_all)
-		dispatch_burst_as(w, pkts, n, rxt, own, cur, 1);
+	if (w->app->forward_all && !w->app->verdicts_back) /* one port: counted by the owner */
+		dispatch_burst_as(w, pkts, n, rxt, own, cur, 1, 0);
+	else if (w->app->forward_all)
+		dispatch_burst_as(w, pkts, n, rxt, own, cur, 1, 1);
 	else
-		dispatch_burst_as(w, pkts, n, rxt, own, cur, 0);
+		dispatch_burst_as(w, pkts, n, rxt, own, cur, 0, 1);
 }
 
 /* Workers past their receive loop (software dispatch's stop). */

@@ -30,20 +30,23 @@
  *  - on 1 thread (-t 1): the two workers of -t 2 take turns on one CPU, so nothing
  *    crosses between cores: what the rings cost in instructions and cache footprint.
  *
- * Policies, A against B: plain (worker.c's), ahead (a poll first reads every ring's
- * published index and asks for its new lines, then takes from the rings), early (at a
- * round's start every ring's index and next line to read asked for), pfw (at a round's
- * start every ring's next line to write asked for, to write), vall (verdict rings
- * publish everything, not whole lines), count (--action count with several ports: a
- * packet handed over is sent at once, its stand-in freed, and its verdict only checked
- * when it comes back, against a byte kept for it), nov (--action count on one port:
- * sent at once and no verdict comes back; the owner counts it), h8 (a lookup is its
- * hash alone, 8 bytes, as the app hands over when untimed; rings of their own, so
+ * Policies, A against B: plain (lists by owner copied into and out of the rings, as
+ * worker.c did before its puts and gets in place), ahead (a poll first reads every
+ * ring's published index and asks for its new lines, then takes from the rings), early
+ * (at a round's start every ring's index and next line to read asked for), pfw (at a
+ * round's start every ring's next line to write asked for, to write), vall (verdict
+ * rings publish everything, not whole lines), count (--action count with several
+ * ports: a packet handed over is sent at once, its stand-in freed, and its verdict only
+ * checked when it comes back, against a byte kept for it), nov (--action count on one
+ * port: sent at once and no verdict comes back; the owner counts it), h8 (a lookup is
+ * its hash alone, 8 bytes, as the app hands over when untimed; rings of their own, so
  * that A and B may differ: two h8 policies must agree on nov; not with stage=N),
  * rounds=N (publish every N busy rounds), stage=N (a worker holds each owner's lookups
  * and hands them over every N rounds, so a round writes to about 1/N of its rings, and
- * publishes them at once). -M runs one ring each way between a pair instead of two
- * (round_merged says how). The run alternates A and B in slices of 100 ms (ABBA): the
+ * publishes them at once), zc (with h8 and nov: each lookup written in its owner's ring
+ * in place as the round is sorted, spsc.h's writer, and read in place by its owner,
+ * pd_spsc_peek, as worker.c does). -M runs one ring each way between a pair instead of
+ * two (round_merged says how). The run alternates A and B in slices of 100 ms (ABBA): the
  * development VM's core-to-core round trip switches between about 110 and 550 ns
  * within seconds, so runs seconds apart do not compare, slices 0.1 s apart mostly do.
  * Prints the medians of ns a packet received beyond WORK, per policy, and of the
@@ -102,7 +105,7 @@ struct pending {
 };
 
 struct policy {
-	int ahead, early, pfw, vall, count, nov, h8;
+	int ahead, early, pfw, vall, count, nov, h8, zc;
 	unsigned rounds, stage;
 };
 
@@ -275,6 +278,32 @@ static unsigned decide_handed(struct worker *w)
 	const unsigned wd = (unsigned)(LSIZE(w) / sizeof(uint64_t));
 	unsigned n = 0, took[MAXW], k = w->from_next;
 
+	if (w->pol.zc) { /* read in place (h8, nov: no verdict back) */
+		for (unsigned j = 0; j < w->peers && n < BURST; j++, k = k + 1 == w->peers ? 0 : k + 1) {
+			struct pd_spsc *r = RS(w)->from[k];
+			unsigned have = r->c_tail - r->c_head;
+
+			if (have < BURST - n) {
+				r->c_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+				have = r->c_tail - r->c_head;
+			}
+			if (have == 0)
+				continue;
+			if (have > BURST - n)
+				have = BURST - n;
+			for (unsigned i = 0; i < have; i++) {
+				h[n + i] = ((const uint64_t *)r->slot)[(r->c_head + i) & r->c_mask];
+				prefetch_row(w, h[n + i]);
+			}
+			r->c_head += have;
+			atomic_store_explicit(&r->head, r->c_head, memory_order_release);
+			n += have;
+		}
+		for (unsigned i = 0; i < n && i < BURST; i++)
+			(void)decide(w, h[i]);
+		w->from_next = w->from_next + 1 == w->peers ? 0 : w->from_next + 1;
+		return n;
+	}
 	for (unsigned j = 0; j < w->peers; j++, k = k + 1 == w->peers ? 0 : k + 1) {
 		const unsigned room = pd_spsc_room(RS(w)->reply[k], BURST - n);
 		const unsigned want = BURST - n < room ? BURST - n : room;
@@ -384,6 +413,17 @@ static void receive(struct worker *w, struct lookup out[][BURST], struct mb *kep
 			continue;
 		}
 		o = o < w->me ? o : o - 1;
+		if (w->pol.zc) { /* the hash written in its slot, in place (h8, nov) */
+			struct pd_spsc *r = RS(w)->to[o];
+
+			if (pd_spsc_room(r, 1) != 0)
+				((uint64_t *)r->slot)[r->p_tail++ & r->p_mask] = m->hash;
+			else
+				w->full++;
+			w->free[w->nfree++] = m;
+			nout[o]++;
+			continue;
+		}
 		kept[o][nout[o]] = m;
 		if (w->pol.h8) /* the hashes alone, packed, as the app writes them */
 			((uint64_t *)out[o])[nout[o]++] = m->hash;
@@ -453,6 +493,13 @@ static void round_once(struct worker *w)
 			w->nstg[k] += nout[k];
 			if ((w->busy + k) % w->pol.stage == 0)
 				stage_out(w, k);
+		}
+	} else if (w->pol.zc) { /* written in place: a batch published in whole lines */
+		for (unsigned k = 0; k < w->peers; k++) {
+			struct pd_spsc *r = RS(w)->to[k];
+
+			if (nout[k] != 0 && r->p_tail - r->p_pub >= r->p_batch)
+				pd_spsc_flush_lines(r);
 		}
 	} else {
 		for (unsigned k = 0; k < w->peers; k++) /* worker.c's hand_over, one try */
@@ -632,7 +679,7 @@ static const struct {
 	{"ahead", offsetof(struct policy, ahead)}, {"early", offsetof(struct policy, early)},
 	{"pfw", offsetof(struct policy, pfw)},     {"vall", offsetof(struct policy, vall)},
 	{"count", offsetof(struct policy, count)}, {"nov", offsetof(struct policy, nov)},
-	{"h8", offsetof(struct policy, h8)},
+	{"h8", offsetof(struct policy, h8)},       {"zc", offsetof(struct policy, zc)},
 };
 
 static int parse_one(const char *a, struct policy *p)
@@ -687,8 +734,9 @@ static int usage(void)
 		"  TABLE_MIB a worker (64; 0: none); RING_LOOKUPS: --dispatch-ring, 128 to 2^20\n"
 		"  (2048); -M: one ring each way between a pair\n"
 		"  (policies plain and rounds=N only);\n"
-		"  A, B: plain, ahead, early, pfw, vall, count, nov, h8, rounds=N (N divides 64),\n"
-		"  stage=N (N 2-8); parts joined by commas (count,rounds=16) (plain)\n");
+		"  A, B: plain, ahead, early, pfw, vall, count, nov, h8, zc (with h8 and nov),\n"
+		"  rounds=N (N divides 64), stage=N (N 2-8); parts joined by commas\n"
+		"  (count,rounds=16) (plain)\n");
 	return 2;
 }
 
@@ -781,6 +829,11 @@ int main(int argc, char **argv)
 		}
 	if ((pols[0].h8 && pols[0].stage) || (pols[1].h8 && pols[1].stage)) {
 		fprintf(stderr, "bench_fanout: h8 and stage=N do not go together\n");
+		return 2;
+	}
+	if ((pols[0].zc && !(pols[0].h8 && pols[0].nov)) ||
+	    (pols[1].zc && !(pols[1].h8 && pols[1].nov))) {
+		fprintf(stderr, "bench_fanout: zc needs h8 and nov\n");
 		return 2;
 	}
 	if (pols[0].h8 && pols[1].h8 && pols[0].nov != pols[1].nov) {
