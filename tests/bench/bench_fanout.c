@@ -43,10 +43,11 @@
  * that A and B may differ: two h8 policies must agree on nov; not with stage=N),
  * rounds=N (publish every N busy rounds), stage=N (a worker holds each owner's lookups
  * and hands them over every N rounds, so a round writes to about 1/N of its rings, and
- * publishes them at once), zc (with h8 and nov: each lookup written in its owner's ring
- * in place as the round is sorted, spsc.h's writer, and read in place by its owner,
- * pd_spsc_peek, as worker.c does). -M runs one ring each way between a pair instead of
- * two (round_merged says how). The run alternates A and B in slices of 100 ms (ABBA): the
+ * publishes them at once), zc (with h8, not count: each lookup written in its owner's
+ * ring in place as the round is sorted, spsc.h's writer, and read in place by its
+ * owner, pd_spsc_peek, as worker.c does), zcv (with zc: the verdicts written and read
+ * in place too, which worker.c does not do). -M runs one ring each way between a pair
+ * instead of two (round_merged says how). The run alternates A and B in slices of 100 ms (ABBA): the
  * development VM's core-to-core round trip switches between about 110 and 550 ns
  * within seconds, so runs seconds apart do not compare, slices 0.1 s apart mostly do.
  * Prints the medians of ns a packet received beyond WORK, per policy, and of the
@@ -105,7 +106,7 @@ struct pending {
 };
 
 struct policy {
-	int ahead, early, pfw, vall, count, nov, h8, zc;
+	int ahead, early, pfw, vall, count, nov, h8, zc, zcv;
 	unsigned rounds, stage;
 };
 
@@ -136,6 +137,7 @@ struct worker { /* a line of its own: w[t + 1] shares none with w[t] */
 	struct lookup *stg;      /* [peers][STAGE_MAX * BURST] */
 	struct mb **stgm;
 	unsigned nstg[MAXW];
+	struct pd_spsc_writer wr[MAXW]; /* zc: a round's room in each owner's ring */
 	uint64_t rows, rng, busy, full, wrong;
 	_Atomic uint64_t rounds; /* read by the main thread */
 };
@@ -278,29 +280,40 @@ static unsigned decide_handed(struct worker *w)
 	const unsigned wd = (unsigned)(LSIZE(w) / sizeof(uint64_t));
 	unsigned n = 0, took[MAXW], k = w->from_next;
 
-	if (w->pol.zc) { /* read in place (h8, nov: no verdict back) */
-		for (unsigned j = 0; j < w->peers && n < BURST; j++, k = k + 1 == w->peers ? 0 : k + 1) {
+	if (w->pol.zc) { /* read in place (h8), as worker.c's decide_handed */
+		for (unsigned j = 0; j < w->peers; j++, k = k + 1 == w->peers ? 0 : k + 1) {
 			struct pd_spsc *r = RS(w)->from[k];
-			unsigned have = r->c_tail - r->c_head;
+			const unsigned room = w->pol.nov ? BURST - n
+							 : pd_spsc_room(RS(w)->reply[k], BURST - n);
 
-			if (have < BURST - n) {
-				r->c_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-				have = r->c_tail - r->c_head;
-			}
-			if (have == 0)
-				continue;
-			if (have > BURST - n)
-				have = BURST - n;
-			for (unsigned i = 0; i < have; i++) {
-				h[n + i] = ((const uint64_t *)r->slot)[(r->c_head + i) & r->c_mask];
+			took[j] = pd_spsc_peek(r, BURST - n < room ? BURST - n : room);
+			for (unsigned i = 0; i < took[j]; i++) {
+				h[n + i] = *(const uint64_t *)pd_spsc_peek_slot(r, i, sizeof(h[0]));
 				prefetch_row(w, h[n + i]);
 			}
-			r->c_head += have;
-			atomic_store_explicit(&r->head, r->c_head, memory_order_release);
-			n += have;
+			pd_spsc_release(r, took[j]);
+			n += took[j];
 		}
+		if (n == 0)
+			return 0;
 		for (unsigned i = 0; i < n && i < BURST; i++)
-			(void)decide(w, h[i]);
+			v[i] = decide(w, h[i]);
+		k = w->from_next;
+		for (unsigned j = 0, i = 0; j < w->peers && !w->pol.nov;
+		     j++, k = k + 1 == w->peers ? 0 : k + 1) {
+			if (took[j] != 0 && w->pol.zcv) { /* verdicts written in place too */
+				struct pd_spsc_writer vw;
+				uint8_t *l;
+
+				pd_spsc_writer_begin(RS(w)->reply[k], &vw, took[j]);
+				for (unsigned x = i; (l = pd_spsc_writer_next(&vw, 1)) != NULL; x++)
+					*l = v[x];
+				pd_spsc_writer_end(RS(w)->reply[k], &vw);
+			} else if (took[j] != 0) {
+				pd_spsc_put(RS(w)->reply[k], v + i, took[j], 1);
+			}
+			i += took[j];
+		}
 		w->from_next = w->from_next + 1 == w->peers ? 0 : w->from_next + 1;
 		return n;
 	}
@@ -353,7 +366,16 @@ static void act_decided(struct worker *w)
 		for (unsigned b = 0; b < DRAIN && n == BURST; b++) {
 			uint8_t v[BURST];
 
-			n = pd_spsc_get(RS(w)->back[k], v, BURST, 1);
+			if (w->pol.zcv) { /* read in place */
+				struct pd_spsc *r = RS(w)->back[k];
+
+				n = pd_spsc_peek(r, BURST);
+				for (unsigned i = 0; i < n; i++)
+					v[i] = *(const uint8_t *)pd_spsc_peek_slot(r, i, 1);
+				pd_spsc_release(r, n);
+			} else {
+				n = pd_spsc_get(RS(w)->back[k], v, BURST, 1);
+			}
 			for (unsigned i = 0; i < n; i++) {
 				const unsigned at = p->head++ & p->mask;
 
@@ -413,15 +435,19 @@ static void receive(struct worker *w, struct lookup out[][BURST], struct mb *kep
 			continue;
 		}
 		o = o < w->me ? o : o - 1;
-		if (w->pol.zc) { /* the hash written in its slot, in place (h8, nov) */
-			struct pd_spsc *r = RS(w)->to[o];
+		if (w->pol.zc) { /* the hash written in its slot, in place (h8) */
+			struct pd_spsc_writer *wr = &w->wr[o];
+			struct pending *p = &RS(w)->pend[o];
+			uint64_t *l = pd_spsc_writer_next(wr, sizeof(uint64_t));
 
-			if (pd_spsc_room(r, 1) != 0)
-				((uint64_t *)r->slot)[r->p_tail++ & r->p_mask] = m->hash;
-			else
+			if (l == NULL) {
 				w->full++;
-			w->free[w->nfree++] = m;
-			nout[o]++;
+				w->free[w->nfree++] = m;
+			} else if (*l = m->hash, w->pol.nov) {
+				w->free[w->nfree++] = m; /* sent at once */
+			} else {
+				p->m[p->tail++ & p->mask] = m; /* the list advances with the ring */
+			}
 			continue;
 		}
 		kept[o][nout[o]] = m;
@@ -482,6 +508,13 @@ static void round_once(struct worker *w)
 		read_early(w);
 	if (w->pol.pfw)
 		write_early(w);
+	if (w->pol.zc) /* room in each owner's ring, as dispatch_burst_as takes it */
+		for (unsigned k = 0; k < w->peers; k++) {
+			const struct pending *p = &RS(w)->pend[k];
+			const unsigned room = w->pol.nov ? BURST : p->mask + 1 - (p->tail - p->head);
+
+			pd_spsc_writer_begin(RS(w)->to[k], &w->wr[k], room < BURST ? room : BURST);
+		}
 	receive(w, out, kept, nout);
 	spin(work_ns);
 	if (w->pol.stage > 1) {
@@ -494,13 +527,9 @@ static void round_once(struct worker *w)
 			if ((w->busy + k) % w->pol.stage == 0)
 				stage_out(w, k);
 		}
-	} else if (w->pol.zc) { /* written in place: a batch published in whole lines */
-		for (unsigned k = 0; k < w->peers; k++) {
-			struct pd_spsc *r = RS(w)->to[k];
-
-			if (nout[k] != 0 && r->p_tail - r->p_pub >= r->p_batch)
-				pd_spsc_flush_lines(r);
-		}
+	} else if (w->pol.zc) { /* written in place (receive): put, published in batches */
+		for (unsigned k = 0; k < w->peers; k++)
+			pd_spsc_writer_end(RS(w)->to[k], &w->wr[k]);
 	} else {
 		for (unsigned k = 0; k < w->peers; k++) /* worker.c's hand_over, one try */
 			hand_over(w, k, out[k], kept[k], nout[k]);
@@ -680,6 +709,7 @@ static const struct {
 	{"pfw", offsetof(struct policy, pfw)},     {"vall", offsetof(struct policy, vall)},
 	{"count", offsetof(struct policy, count)}, {"nov", offsetof(struct policy, nov)},
 	{"h8", offsetof(struct policy, h8)},       {"zc", offsetof(struct policy, zc)},
+	{"zcv", offsetof(struct policy, zcv)},
 };
 
 static int parse_one(const char *a, struct policy *p)
@@ -734,9 +764,9 @@ static int usage(void)
 		"  TABLE_MIB a worker (64; 0: none); RING_LOOKUPS: --dispatch-ring, 128 to 2^20\n"
 		"  (2048); -M: one ring each way between a pair\n"
 		"  (policies plain and rounds=N only);\n"
-		"  A, B: plain, ahead, early, pfw, vall, count, nov, h8, zc (with h8 and nov),\n"
-		"  rounds=N (N divides 64), stage=N (N 2-8); parts joined by commas\n"
-		"  (count,rounds=16) (plain)\n");
+		"  A, B: plain, ahead, early, pfw, vall, count, nov, h8, zc (with h8, not\n"
+		"  count), zcv (with zc), rounds=N (N divides 64), stage=N (N 2-8); parts\n"
+		"  joined by commas (count,rounds=16) (plain)\n");
 	return 2;
 }
 
@@ -831,11 +861,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_fanout: h8 and stage=N do not go together\n");
 		return 2;
 	}
-	if ((pols[0].zc && !(pols[0].h8 && pols[0].nov)) ||
-	    (pols[1].zc && !(pols[1].h8 && pols[1].nov))) {
-		fprintf(stderr, "bench_fanout: zc needs h8 and nov\n");
-		return 2;
-	}
+	for (int i = 0; i < 2; i++)
+		if ((pols[i].zc && (!pols[i].h8 || pols[i].count)) || (pols[i].zcv && !pols[i].zc)) {
+			fprintf(stderr, "bench_fanout: zc needs h8 (not count), zcv zc\n");
+			return 2;
+		}
 	if (pols[0].h8 && pols[1].h8 && pols[0].nov != pols[1].nov) {
 		fprintf(stderr, "bench_fanout: two h8 policies share their rings: both nov or "
 			"neither\n");
