@@ -143,9 +143,10 @@ static inline void pd_spsc_commit(struct pd_spsc *r, unsigned n)
  * pd_spsc_writer_end puts what was written (pd_spsc_commit). Between begin and end the
  * writer is the producer: no other put on the ring. The ring's own lines are read at
  * begin and written at end only, so a burst sorted among 14 rings touches each ring's
- * state twice and its slots, with no copy and no call per ring: 0.58 of the rings'
- * cost at 15 workers and 0.88 at 2 with the reads in place too (pd_spsc_peek), both
- * workers' rounds on one CPU (tests/bench/bench_fanout, policy zc; docs/speed.md).
+ * state twice and its slots, with no copy and no call per ring: 0.54-0.58 of the
+ * rings' cost at 15 workers and 0.86-0.88 at 2 with the reads in place too
+ * (pd_spsc_peek), both workers' rounds on one CPU without their tables
+ * (tests/bench/bench_fanout -t 1 -m 0, policy zc; docs/speed.md).
  */
 struct pd_spsc_writer {
 	unsigned char *slot; /* the ring's slots */

@@ -667,9 +667,10 @@ static void hand_over_rest(struct pd_worker *w, struct rte_mbuf **pkts, const un
  * function's samples, perf). The rings' new slots are put (and published in batches)
  * once the burst is sorted. Its own packets wait in own[*cur] while those of the burst
  * before, in the other, are decided. The rings alone with their puts and gets in place
- * (tests/bench/bench_fanout, zc against the copies, policy nov,h8,rounds=16, both
- * workers on one CPU, 64 MiB tables): 0.74 of their cost at 15 workers, 0.79 at 8,
- * 0.93 at 2 (docs/speed.md).
+ * against the lists copied in and out (tests/bench/bench_fanout, zc, 64 MiB tables,
+ * 3 runs each; docs/speed.md): with --action count's lookups on one port
+ * (nov,h8,rounds=16) 0.75-0.77 of their cost at 15 workers, 0.80-0.87 at 8 and
+ * 0.91-0.95 at 2; with verdicts back (h8) 0.86-0.87 at 15 and 0.94-0.95 at 2.
  */
 static inline __attribute__((always_inline)) void
 dispatch_burst_as(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n, const uint64_t *rxt,
@@ -756,8 +757,10 @@ dispatch_burst_as(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n, const
 	decide_owned(w, &own[*cur]);
 }
 
-/* One received burst with software dispatch, in a copy of its own for --action count
- * (forward_all), so that the path that waits for verdicts keeps no port per packet. */
+/* One received burst with software dispatch, in a copy of its own for each way the
+ * run keeps its packets: --action count (forward_all) on one port (only the owner
+ * counts: nothing kept) or on several (each packet's port kept for its verdict), and
+ * the actions that wait for verdicts (each mbuf kept). */
 static void dispatch_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
 			   const uint64_t *rxt, struct owned *own, unsigned *cur)
 {
