@@ -13,7 +13,8 @@
 #    their 64 copies): whole bursts of originals, copies dropped; editcap -D's frames;
 #    the same with a filter far from the core (qhtlru 16 MiB), whose bursts wait for
 #    the next before they are decided (pipelined), the last at the quiet link.
-#  - two workers with software dispatch, one key: a full ring loses nothing.
+#  - two workers with software dispatch, one key: a full ring loses nothing, and the
+#    times of the lookups handed over after it (the default window) arrive intact.
 #  - three workers with software dispatch, each receiving a third of the mirrored
 #    traffic (so each owner drains two rings): exactly one of each distinct frame out,
 #    with the exact filter and with a far one (each worker's own keys then wait a burst,
