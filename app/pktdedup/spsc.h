@@ -210,35 +210,12 @@ static inline unsigned pd_spsc_put(struct pd_spsc *r, const void *src, unsigned 
 	return n;
 }
 
-/* Up to n slots into dst, in order; returns how many came (reads tail only if short). */
-static inline unsigned pd_spsc_get(struct pd_spsc *r, void *dst, unsigned n, size_t esize)
-{
-	unsigned have = r->c_tail - r->c_head, at, first;
-
-	if (have < n) {
-		r->c_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-		have = r->c_tail - r->c_head;
-	}
-	if (n > have)
-		n = have;
-	if (n == 0)
-		return 0;
-	at = r->c_head & r->c_mask;
-	first = r->c_mask + 1 - at < n ? r->c_mask + 1 - at : n;
-	memcpy(dst, r->slot + (size_t)at * esize, (size_t)first * esize);
-	if (n > first) /* as in pd_spsc_put */
-		memcpy((unsigned char *)dst + (size_t)first * esize, r->slot,
-		       (size_t)(n - first) * esize);
-	r->c_head += n;
-	atomic_store_explicit(&r->head, r->c_head, memory_order_release);
-	return n;
-}
-
 /*
  * Gets read in place, for the consumer: pd_spsc_peek says how many published slots
  * (at most n) may be read where they lie, reading the published tail only if fewer are
- * known (as pd_spsc_get); slot i of them is at pd_spsc_peek_slot; pd_spsc_release
- * gives the first n back to the producer, after which they must not be read.
+ * known; slot i of them is at pd_spsc_peek_slot; pd_spsc_release gives the first n
+ * back to the producer, after which they must not be read. pd_spsc_get is a peek, a
+ * copy out and a release.
  */
 static inline unsigned pd_spsc_peek(struct pd_spsc *r, unsigned n)
 {
@@ -262,6 +239,24 @@ static inline void pd_spsc_release(struct pd_spsc *r, unsigned n)
 		return;
 	r->c_head += n;
 	atomic_store_explicit(&r->head, r->c_head, memory_order_release);
+}
+
+/* Up to n slots into dst, in order; returns how many came (reads tail only if short). */
+static inline unsigned pd_spsc_get(struct pd_spsc *r, void *dst, unsigned n, size_t esize)
+{
+	const unsigned at = r->c_head & r->c_mask;
+	unsigned first;
+
+	n = pd_spsc_peek(r, n);
+	if (n == 0)
+		return 0;
+	first = r->c_mask + 1 - at < n ? r->c_mask + 1 - at : n;
+	memcpy(dst, r->slot + (size_t)at * esize, (size_t)first * esize);
+	if (n > first) /* as in pd_spsc_put */
+		memcpy((unsigned char *)dst + (size_t)first * esize, r->slot,
+		       (size_t)(n - first) * esize);
+	pd_spsc_release(r, n);
+	return n;
 }
 
 /* For the consumer: nothing published is left to get (reads the published tail). */
