@@ -14,7 +14,11 @@
 #   in place / copies: worker.c's lookups as it hands them over with --action count on
 #     one port (nov,h8,rounds=16), written and read in place (zc) against lists by owner
 #     copied into and out of the rings, alternated within one run, and the same on one
-#     CPU.
+#     CPU;
+#   demoted / in place: the same lookups in place, each line of them moved towards the
+#     shared last-level cache (CLDEMOTE) by its producer once published and by its
+#     consumer once read (zc,dp,dc), so that the next core to want it need not ask the
+#     one that has it: a hint, a NOP on CPUs without it (the 2-core EPYC).
 # By default each worker count runs on 2 threads, each a worker whose W - 1 peers are all
 # the other thread (every ring carries what it carries with W workers, its lines cross
 # between two cores); REAL=1 runs W threads, one a CPU (needs W CPUs; from CPU 1 when
@@ -72,13 +76,13 @@ for w in "${counts[@]}"; do # every count checked before the first run
 done
 lscpu | grep -E '^(CPU\(s\)|Model name|L2 cache|L3 cache):' || true
 roundtrip before
-echo "| workers | threads | ns a packet, plain | on one CPU | ahead / plain | rounds=16 / plain | h8 / plain | merged / separate | in place / copies | on one CPU |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| workers | threads | ns a packet, plain | on one CPU | ahead / plain | rounds=16 / plain | h8 / plain | merged / separate | in place / copies | on one CPU | demoted / in place |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for w in "${counts[@]}"; do
 	layout "$w"
 	run() { "$bin" -w "$w" -t "$threads" -c "$cpu0" -s "$secs" "$@"; }
 	: >"$tmp/plain" >"$tmp/solo" >"$tmp/ahead" >"$tmp/r16" >"$tmp/h8" >"$tmp/merged"
-	: >"$tmp/zc" >"$tmp/zc1"
+	: >"$tmp/zc" >"$tmp/zc1" >"$tmp/dem"
 	for ((r = 1; r <= reps; r++)); do
 		run plain plain >>"$tmp/log"
 		tail -n 1 "$tmp/log" | sed -n 's/.*(medians): plain \([0-9.]*\),.*/\1/p' >>"$tmp/plain"
@@ -90,6 +94,8 @@ for w in "${counts[@]}"; do
 		run nov,h8,rounds=16 nov,h8,rounds=16,zc | tee -a "$tmp/log" | field "B\\/A" >>"$tmp/zc"
 		"$bin" -w "$w" -t 1 -c "$cpu0" -s "$secs" nov,h8,rounds=16 nov,h8,rounds=16,zc |
 			tee -a "$tmp/log" | field "B\\/A" >>"$tmp/zc1"
+		run nov,h8,rounds=16,zc nov,h8,rounds=16,zc,dp,dc | tee -a "$tmp/log" |
+			field "B\\/A" >>"$tmp/dem"
 		if ((r % 2)); then
 			s=$(run | tee -a "$tmp/log" | field plain)
 			m=$(run -M | tee -a "$tmp/log" | field plain)
@@ -100,10 +106,11 @@ for w in "${counts[@]}"; do
 		echo "round $r, $w workers: separate $s, merged $m ns a packet" >>"$tmp/log"
 		awk -v m="$m" -v s="$s" 'BEGIN { printf "%.3f\n", m / s }' >>"$tmp/merged"
 	done
-	printf '| %s | %s | %.1f | %.1f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n' "$w" \
+	printf '| %s | %s | %.1f | %.1f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n' "$w" \
 		"$threads" "$(median <"$tmp/plain")" "$(median <"$tmp/solo")" \
 		"$(median <"$tmp/ahead")" "$(median <"$tmp/r16")" "$(median <"$tmp/h8")" \
-		"$(median <"$tmp/merged")" "$(median <"$tmp/zc")" "$(median <"$tmp/zc1")"
+		"$(median <"$tmp/merged")" "$(median <"$tmp/zc")" "$(median <"$tmp/zc1")" \
+		"$(median <"$tmp/dem")"
 done
 roundtrip after
 echo

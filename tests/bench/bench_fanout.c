@@ -46,10 +46,15 @@
  * publishes them at once), zc (with h8, not count: each lookup written in its owner's
  * ring in place as the round is sorted, spsc.h's writer, and read in place by its
  * owner, pd_spsc_peek, as worker.c does), zcv (with zc: the verdicts written and read
- * in place too, which worker.c does not do). -M runs one ring each way between a pair
- * instead of two (round_merged says how). The run alternates A and B in slices of 100 ms (ABBA): the
- * development VM's core-to-core round trip switches between about 110 and 550 ns
- * within seconds, so runs seconds apart do not compare, slices 0.1 s apart mostly do.
+ * in place too, which worker.c does not do), dp and dc (with zc: each whole line of
+ * lookups moved towards the shared last-level cache with CLDEMOTE, a hint, by its
+ * producer once published (dp) and by its consumer once read (dc), so that the other
+ * core finds it there instead of asking this one for it; worker.c does not do it, and
+ * where the CPU lacks it, as the 2-core EPYC does, it runs as a NOP). -M runs one ring
+ * each way between a pair instead of two (round_merged says how). The run alternates A
+ * and B in slices of 100 ms (ABBA): the development VM's core-to-core round trip
+ * switches between about 110 and 550 ns within seconds, so runs seconds apart do not
+ * compare, slices 0.1 s apart mostly do.
  * Prints the medians of ns a packet received beyond WORK, per policy, and of the
  * pairs' ratios B/A, the share of packets that found a ring full (forwarded unchecked
  * in the app), and verdicts that did not match their packet (a wrong ring protocol;
@@ -106,7 +111,7 @@ struct pending {
 };
 
 struct policy {
-	int ahead, early, pfw, vall, count, nov, h8, zc, zcv;
+	int ahead, early, pfw, vall, count, nov, h8, zc, zcv, dp, dc;
 	unsigned rounds, stage;
 };
 
@@ -259,6 +264,33 @@ static inline void prefetch_write(const void *p)
 #endif
 }
 
+/* The line holding p moved from this core's caches towards the shared last-level
+ * cache (CLDEMOTE, a hint), so that the next core to want it finds it there instead of
+ * asking this one. Its encoding lies among the hint NOPs: a CPU without it (the 2-core
+ * EPYC) runs it as a NOP. */
+static inline void demote(const void *p)
+{
+#if defined(__x86_64__)
+	__asm__ volatile(".byte 0x0f, 0x1c, 0x06" : : "S"(p), "m"(*(const char *)p));
+#else
+	(void)p;
+#endif
+}
+
+/* dp: the whole lines of lookups published since the ring's tail was @p pub, and the
+ * tail's own line, demoted by their producer */
+static inline void demote_published(const struct worker *w, const struct pd_spsc *r,
+				    unsigned pub)
+{
+	const unsigned line = (unsigned)(PD_SPSC_LINE / LSIZE(w));
+
+	if (r->p_pub == pub)
+		return;
+	for (unsigned i = pub & ~(line - 1); (int)(i - r->p_pub) < 0; i += line)
+		demote(r->slot + (size_t)(i & r->p_mask) * LSIZE(w));
+	demote(&r->tail);
+}
+
 /* pfw: every ring's next line to write asked for, to write */
 static inline __attribute__((always_inline)) void write_early(struct worker *w)
 {
@@ -290,6 +322,8 @@ static unsigned decide_handed(struct worker *w)
 			for (unsigned i = 0; i < took[j]; i++) {
 				h[n + i] = *(const uint64_t *)pd_spsc_peek_slot(r, i, sizeof(h[0]));
 				prefetch_row(w, h[n + i]);
+				if (w->pol.dc && ((r->c_head + i + 1) & 7) == 0) /* a line read */
+					demote(pd_spsc_peek_slot(r, i, sizeof(h[0])));
 			}
 			pd_spsc_release(r, took[j]);
 			n += took[j];
@@ -401,7 +435,11 @@ static void flush_ring(struct pd_spsc *r, int how) /* 0 all, 1 whole lines, 2 st
 static void flush_all(struct worker *w, int how)
 {
 	for (unsigned k = 0; k < w->peers; k++) {
+		const unsigned pub = RS(w)->to[k]->p_pub;
+
 		flush_ring(RS(w)->to[k], how);
+		if (w->pol.dp)
+			demote_published(w, RS(w)->to[k], pub);
 		flush_ring(RS(w)->reply[k], w->pol.vall ? 0 : how);
 	}
 }
@@ -528,8 +566,13 @@ static void round_once(struct worker *w)
 				stage_out(w, k);
 		}
 	} else if (w->pol.zc) { /* written in place (receive): put, published in batches */
-		for (unsigned k = 0; k < w->peers; k++)
+		for (unsigned k = 0; k < w->peers; k++) {
+			const unsigned pub = RS(w)->to[k]->p_pub;
+
 			pd_spsc_writer_end(RS(w)->to[k], &w->wr[k]);
+			if (w->pol.dp)
+				demote_published(w, RS(w)->to[k], pub);
+		}
 	} else {
 		for (unsigned k = 0; k < w->peers; k++) /* worker.c's hand_over, one try */
 			hand_over(w, k, out[k], kept[k], nout[k]);
@@ -709,7 +752,8 @@ static const struct {
 	{"pfw", offsetof(struct policy, pfw)},     {"vall", offsetof(struct policy, vall)},
 	{"count", offsetof(struct policy, count)}, {"nov", offsetof(struct policy, nov)},
 	{"h8", offsetof(struct policy, h8)},       {"zc", offsetof(struct policy, zc)},
-	{"zcv", offsetof(struct policy, zcv)},
+	{"zcv", offsetof(struct policy, zcv)},     {"dp", offsetof(struct policy, dp)},
+	{"dc", offsetof(struct policy, dc)},
 };
 
 static int parse_one(const char *a, struct policy *p)
@@ -765,7 +809,7 @@ static int usage(void)
 		"  (2048); -M: one ring each way between a pair\n"
 		"  (policies plain and rounds=N only);\n"
 		"  A, B: plain, ahead, early, pfw, vall, count, nov, h8, zc (with h8, not\n"
-		"  count), zcv (with zc), rounds=N (N divides 64), stage=N (N 2-8); parts\n"
+		"  count), zcv, dp, dc (with zc), rounds=N (N divides 64), stage=N (N 2-8); parts\n"
 		"  joined by commas (count,rounds=16) (plain)\n");
 	return 2;
 }
@@ -862,8 +906,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (int i = 0; i < 2; i++)
-		if ((pols[i].zc && (!pols[i].h8 || pols[i].count)) || (pols[i].zcv && !pols[i].zc)) {
-			fprintf(stderr, "bench_fanout: zc needs h8 (not count), zcv zc\n");
+		if ((pols[i].zc && (!pols[i].h8 || pols[i].count)) ||
+		    ((pols[i].zcv || pols[i].dp || pols[i].dc) && !pols[i].zc)) {
+			fprintf(stderr, "bench_fanout: zc needs h8 (not count); zcv, dp and dc zc\n");
 			return 2;
 		}
 	if (pols[0].h8 && pols[1].h8 && pols[0].nov != pols[1].nov) {
