@@ -22,6 +22,7 @@
 # options added (e.g. VS="--window 1ms"): the ratio of the two is printed too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench_common.sh
 bash scripts/build.sh
 command -v dpdk-testpmd >/dev/null ||
 	{ echo "bench_app.sh: needs dpdk-testpmd: apt-get install dpdk-dev" >&2; exit 1; }
@@ -83,6 +84,7 @@ rate_testpmd() { # forward mode: io (touches nothing) or macswap (reads and writ
 		awk '/Rx-pps:/ { n++; if (n >= 2) print $2 / 1e6 }' |
 		sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
 }
+machine_lines
 echo "pktdedup options: --action count ${extra[*]}${VS:+; VS adds: ${vs[*]}}"
 p=()
 t=()

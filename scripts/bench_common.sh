@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by the benchmarks (bench_workers.sh, bench_inline.sh): what they share.
+# Sourced by the benchmarks (bench_*.sh, check16.sh): what they share.
 #
 # BIN_DIR=DIR: a release build carried to a machine without the project's packages or a
 # compiler (a 16-core VM lent for a day). DIR holds the binaries; on a machine without
@@ -63,4 +63,21 @@ timed() {
 	done
 	kill -KILL "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
+}
+
+# machine_lines: the machine, for a table to say which gave it: lscpu's model, CPUs and
+# caches, the CPU's family and model numbers, and which of the instructions that the
+# build chooses at run time or a trial needs it has (AVX-512F and VBMI2: the qht family's
+# and qhtlru's widest rows; CLDEMOTE: the rings' trial in docs/speed.md). The
+# development VM's host changes: on 2026-12-01 it came up on a family 25 model 1 EPYC
+# (Zen 3) without AVX-512, where the tables of 2026-11-26 had Zen 4's VBMI rows.
+machine_lines() {
+	local flags has=() f
+	lscpu | grep -E '^(Model name|CPU\(s\)|L2 cache|L3 cache):' | sed 's/  */ /g' || true
+	flags=$(grep -m1 '^flags' /proc/cpuinfo || true)
+	for f in avx2 avx512f avx512vbmi2 cldemote; do
+		[[ " $flags " == *" $f "* ]] && has+=("$f") || has+=("no-$f")
+	done
+	echo "CPU family $(awk -F': ' '/^cpu family/ { print $2; exit }' /proc/cpuinfo)" \
+		"model $(awk -F': ' '/^model\t/ { print $2; exit }' /proc/cpuinfo): ${has[*]}"
 }

@@ -31,6 +31,7 @@
 #   bash scripts/bench_fanout.sh [SECS] [REPS] [WORKERS...]   (default: 6 3 2 4 8 15)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench_common.sh
 secs=${1:-6}
 reps=${2:-3}
 shift $(($# >= 2 ? 2 : $#))
@@ -74,15 +75,14 @@ layout() { # threads and first CPU for $1 workers, or a message and exit
 for w in "${counts[@]}"; do # every count checked before the first run
 	layout "$w"
 done
-lscpu | grep -E '^(CPU\(s\)|Model name|L2 cache|L3 cache):' || true
+machine_lines
 roundtrip before
 echo "| workers | threads | ns a packet, plain | on one CPU | ahead / plain | rounds=16 / plain | h8 / plain | merged / separate | in place / copies | on one CPU | demoted / in place |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for w in "${counts[@]}"; do
 	layout "$w"
 	run() { "$bin" -w "$w" -t "$threads" -c "$cpu0" -s "$secs" "$@"; }
-	: >"$tmp/plain" >"$tmp/solo" >"$tmp/ahead" >"$tmp/r16" >"$tmp/h8" >"$tmp/merged"
-	: >"$tmp/zc" >"$tmp/zc1" >"$tmp/dem"
+	for f in plain solo ahead r16 h8 merged zc zc1 dem; do : >"$tmp/$f"; done
 	for ((r = 1; r <= reps; r++)); do
 		run plain plain >>"$tmp/log"
 		tail -n 1 "$tmp/log" | sed -n 's/.*(medians): plain \([0-9.]*\),.*/\1/p' >>"$tmp/plain"

@@ -4,11 +4,13 @@
 #   bash scripts/bench_filters.sh [N_KEYS] [REPS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench_common.sh
 bash scripts/build.sh
 n=${1:-10000000}
 reps=${2:-3}
 eval_bin=build/app/eval/pktdedup-eval
 filters="sbf rsbf bsbf bsbfsd rlbsbf qht qhtd qqhtd bloom lru fpbuffering timerbf exact qhtlru"
+machine_lines
 printf '%-12s %14s %14s\n' filter "1 MiB ns/key" "64 MiB ns/key"
 for f in $filters; do
 	row=()

@@ -107,6 +107,7 @@ rate() { # binary action -> "rx-Mpps verdict-Mpps" (the medians of the per-secon
 	echo "$(cut -d' ' -f1 <<<"$out" | median) $(cut -d' ' -f2 <<<"$out" | median)"
 }
 last=$((${#bins[@]} - 1))
+machine_lines
 for action in "${actions[@]}"; do
 	declare -A ratios=() vratios=()
 	for round in $(seq "$reps"); do

@@ -159,7 +159,7 @@ pcaps() { # net_pcap with n queues of the frames
 	for _ in $(seq 1 "$1"); do v+=",rx_pcap=$tmp/udp64.pcap"; done
 	echo "$v"
 }
-lscpu | grep -E '^Model name|^CPU\(s\)|^L2|^L3' | sed 's/  */ /g'
+machine_lines
 if [ -x "${BIN_DIR:-/nonexistent}/pingpong" ]; then
 	cp "$BIN_DIR/pingpong" "$tmp/pingpong"
 elif command -v cc >/dev/null; then

@@ -26,6 +26,7 @@
 # run there). A benchmark, not a test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench_common.sh
 [ -n "${BIN_DIR:-}" ] && [ -x "$BIN_DIR/pktdedup" ] && [ -x "$BIN_DIR/bench_fanout" ] || {
 	echo "check16.sh: BIN_DIR must hold pktdedup and bench_fanout (the head of this" \
 		"script says how)" >&2
@@ -53,9 +54,8 @@ roundtrip() {
 	echo "round trip, CPU 0 with CPUs 1 and $((ncpu - 1)), $1: $("$BIN_DIR/pingpong" 0 1 200000)" \
 		"and $("$BIN_DIR/pingpong" 0 $((ncpu - 1)) 200000) ns"
 }
-lscpu | grep -E '^(CPU\(s\)|Model name|L2 cache|L3 cache):' || true
-grep -q -w cldemote /proc/cpuinfo && echo "CPU flags: cldemote" ||
-	echo "CPU flags: no cldemote (the hint runs as a NOP)"
+machine_lines
+grep -q -w cldemote /proc/cpuinfo || echo "no cldemote: the hint runs as a NOP here"
 roundtrip before
 Z=nov,h8,rounds=16,zc
 for p in "${parts[@]}"; do

@@ -58,6 +58,22 @@ static void ql_tables(struct pd_row512 *q)
 		q->shb[i / 16][i % 16] = bit & 7;
 		q->mskb[i / 16][i % 16] = (uint32_t)(q->fpmax << (bit & 7)); /* f <= 25 here */
 	}
+	for (unsigned g = 0; g < QL_GROUPS8; g++)
+		for (unsigned half = 0; half < 2; half++) {
+			const unsigned i0 = 8 * g + 4 * half, a0 = i0 < q->b ? i0 * q->f / 8 : 0;
+			const unsigned ws = a0 < QL_ROW - 16 ? a0 : QL_ROW - 16;
+
+			q->pws[g][half] = (uint8_t)ws;
+			for (unsigned t = 0; t < 4; t++)
+				for (unsigned k = 0; k < 4; k++) {
+					const unsigned i = i0 + t, byte = i * q->f / 8 + k;
+
+					/* f <= 25: every lane's bytes are in its window */
+					q->pb[g][16 * half + 4 * t + k] =
+						i < q->b && byte < QL_ROW && byte - ws < 16 ?
+						(uint8_t)(byte - ws) : 0x80;
+				}
+		}
 	q->valid = q->b == 64 ? ~0ULL : (1ULL << q->b) - 1;
 	for (unsigned w = 0; w < QL_WORDS; w++) {
 		const unsigned top = (q->b - 1) * q->f, tw = top >> 6, ts = top & 63;
@@ -112,8 +128,13 @@ int pd_row512_set_variant(struct pd_row512 *q, enum pd_qhtlru_variant v)
 		q->probe = pd_row512_probes512[q->movable != 0][(q->b + 7) / 8 - 1];
 		break;
 	case PD_QHTLRU_AVX2:
+		if (q->f <= QL_VBMI_MAX_F) { /* a lane within 4 bytes: the byte shuffle */
+			q->find = pd_row512_find_avx2b;
+			q->probe = pd_row512_probes2b[q->movable != 0][(q->b + 7) / 8 - 1];
+			break;
+		}
 		q->find = pd_row512_find_avx2;
-		q->probe = pd_row512_probe_avx2;
+		q->probe = pd_row512_probes2[q->movable != 0];
 		break;
 #endif
 	default:

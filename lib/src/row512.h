@@ -75,6 +75,12 @@ struct pd_row512 {
 	uint8_t idxb[QL_GROUPS16][64] PD_ALIGNED;
 	uint32_t shb[QL_GROUPS16][16] PD_ALIGNED;
 	uint32_t mskb[QL_GROUPS16][16] PD_ALIGNED; /* 2^f - 1 << shb: the lane's bits */
+	/* AVX2 (f <= 25): for lanes 8g .. 8g + 7, two 16-byte windows of the row from bytes
+	 * pws[g][0] and [1] (lanes 8g .. 8g + 3 in the first, the rest in the second), and
+	 * the shuffle taking each lane's 4 bytes from its window into dword t (then as
+	 * VBMI's: shb, mskb); 0x80: a zero byte */
+	uint8_t pb[QL_GROUPS8][32] PD_ALIGNED;
+	uint8_t pws[QL_GROUPS8][2];
 	uint64_t valid; /* bit i: lane i exists (b lanes) */
 	/* the update's masks for removing lane j: the lanes below it (kept in place) and
 	 * lanes j .. b-2 (filled from the row shifted down one lane); 8 KiB, in L1 */
@@ -142,13 +148,15 @@ static inline void ql_move(const struct pd_row512 *q, uint64_t *row, unsigned j,
 }
 
 #ifdef QL_X86
-/* The x86 variants (row512_x86.c): their lookups and their probe loops, by lane-group
- * count (1..8 of 8 lanes, 1..4 of 16) and order (0: FIFO, 1: LRU). */
+/* The x86 variants (row512_x86.c): their lookups and their probe loops, by order (0:
+ * FIFO, 1: LRU) and lane-group count (1..8 of 8 lanes, 1..4 of 16; AVX2's of 4 lanes
+ * counted at run time). */
 int pd_row512_find_avx2(const struct pd_row512 *q, const uint64_t *row, uint64_t fp);
+int pd_row512_find_avx2b(const struct pd_row512 *q, const uint64_t *row, uint64_t fp);
 int pd_row512_find_avx512(const struct pd_row512 *q, const uint64_t *row, uint64_t fp);
 int pd_row512_find_vbmi(const struct pd_row512 *q, const uint64_t *row, uint64_t fp);
-void pd_row512_probe_avx2(const struct pd_row512 *q, uint64_t *const *row, const uint64_t *fp,
-			  uint8_t *v, unsigned n, unsigned ahead, bool far);
+extern const pd_row512_probe_fn pd_row512_probes2[2];
+extern const pd_row512_probe_fn pd_row512_probes2b[2][QL_GROUPS8];
 extern const pd_row512_probe_fn pd_row512_probes512[2][QL_GROUPS8];
 extern const pd_row512_probe_fn pd_row512_probesb[2][QL_GROUPS16];
 #endif

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The 512-bit row kernels' x86 variants (row512.h): AVX2 (4 lanes a group), AVX-512F (8
- * lanes a permute) and AVX-512 with VBMI and VBMI2 (16 lanes a byte permute, f <= 25),
- * each function compiled for its target and called only when the CPU has it
- * (pd_row512_set_variant). The AVX-512 steps do the whole step in one register.
+ * The 512-bit row kernels' x86 variants (row512.h): AVX2 (8 lanes a byte shuffle for
+ * f <= 25, else 4 lanes a group), AVX-512F (8 lanes a permute) and AVX-512 with VBMI and
+ * VBMI2 (16 lanes a byte permute, f <= 25), each function compiled for its target and
+ * called only when the CPU has it (pd_row512_set_variant). The AVX-512 steps do the
+ * whole step in one register, the AVX2 step in two.
  */
 #include "row512.h"
 
@@ -60,14 +61,14 @@ __attribute__((target("avx512f"))) int pd_row512_find_avx512(const struct pd_row
 	return hits != 0 ? __builtin_ctzll(hits) : -1;
 }
 
-__attribute__((target("avx2"))) int pd_row512_find_avx2(const struct pd_row512 *q,
-						     const uint64_t *row, uint64_t fp)
+#define QL_AVX2 __attribute__((target("avx2"), always_inline)) static inline
+
+/* Bit i set: lane i of the row (lo: its words 0-3, hi: 4-7) equals fp (fpv: fp in every
+ * qword): 4 lanes a group, each lane's two dwords from lo or hi by its table. */
+QL_AVX2 uint64_t ql_hits_avx2(const struct pd_row512 *q, unsigned groups, __m256i lo, __m256i hi,
+			      __m256i fpv)
 {
-	const __m256i lo = _mm256_loadu_si256((const __m256i *)row);
-	const __m256i hi = _mm256_loadu_si256((const __m256i *)(row + 4));
-	const __m256i want = _mm256_set1_epi64x((long long)fp);
 	const __m256i mask = _mm256_set1_epi64x((long long)q->fpmax);
-	const unsigned groups = (q->b + 3) / 4;
 	uint64_t hits = 0;
 
 	for (unsigned g = 0; g < groups; g++) {
@@ -79,9 +80,52 @@ __attribute__((target("avx2"))) int pd_row512_find_avx2(const struct pd_row512 *
 		v = _mm256_srlv_epi64(v, _mm256_load_si256((const __m256i *)q->sh4[g]));
 		v = _mm256_and_si256(v, mask);
 		hits |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(
-				_mm256_cmpeq_epi64(v, want))) << (4 * g);
+				_mm256_cmpeq_epi64(v, fpv))) << (4 * g);
 	}
-	hits &= q->valid;
+	return hits & q->valid;
+}
+
+__attribute__((target("avx2"))) int pd_row512_find_avx2(const struct pd_row512 *q,
+						     const uint64_t *row, uint64_t fp)
+{
+	const uint64_t hits = ql_hits_avx2(q, (q->b + 3) / 4,
+					   _mm256_loadu_si256((const __m256i *)row),
+					   _mm256_loadu_si256((const __m256i *)(row + 4)),
+					   _mm256_set1_epi64x((long long)fp));
+
+	return hits != 0 ? __builtin_ctzll(hits) : -1;
+}
+
+/* The same for f <= 25, 8 lanes a group: two 16-byte windows of the row (in memory), a
+ * byte shuffle putting each lane's 4 bytes into a dword, compared with fp shifted to the
+ * lane's bit (off the row's chain) under the lane's mask. */
+QL_AVX2 uint64_t ql_hits_avx2b(const struct pd_row512 *q, unsigned groups, const uint64_t *row,
+			       __m256i fpd)
+{
+	const uint8_t *r = (const uint8_t *)row;
+	const uint32_t *sh = &q->shb[0][0], *msk = &q->mskb[0][0];
+	uint64_t hits = 0;
+
+	for (unsigned g = 0; g < groups; g++) {
+		const __m256i w = _mm256_loadu2_m128i((const __m128i *)(r + q->pws[g][1]),
+						      (const __m128i *)(r + q->pws[g][0]));
+		const __m256i v = _mm256_shuffle_epi8(w, _mm256_load_si256((const __m256i *)q->pb[g]));
+		const __m256i want = _mm256_sllv_epi32(fpd, _mm256_load_si256(
+			(const __m256i *)(sh + 8 * g)));
+		const __m256i d = _mm256_and_si256(_mm256_xor_si256(v, want), _mm256_load_si256(
+			(const __m256i *)(msk + 8 * g)));
+
+		hits |= (uint64_t)_mm256_movemask_ps(_mm256_castsi256_ps(
+				_mm256_cmpeq_epi32(d, _mm256_setzero_si256()))) << (8 * g);
+	}
+	return hits & q->valid;
+}
+
+__attribute__((target("avx2"))) int pd_row512_find_avx2b(const struct pd_row512 *q,
+						      const uint64_t *row, uint64_t fp)
+{
+	const uint64_t hits = ql_hits_avx2b(q, (q->b + 7) / 8, row, _mm256_set1_epi32((int)fp));
+
 	return hits != 0 ? __builtin_ctzll(hits) : -1;
 }
 
@@ -95,15 +139,6 @@ __attribute__((target("avx2"))) int pd_row512_find_avx2(const struct pd_row512 *
 static inline unsigned ql_lane_moved(uint64_t x)
 {
 	return (unsigned)__builtin_ctzll(x | (uint64_t)(x == 0));
-}
-
-__attribute__((target("avx2"))) static inline int ql_step_avx2(const struct pd_row512 *q,
-							       uint64_t *row, uint64_t fp)
-{
-	int j = pd_row512_find_avx2(q, row, fp);
-
-	ql_move(q, row, j >= 0 ? (unsigned)j & (unsigned)q->movable : 0, fp);
-	return j >= 0;
 }
 
 /*
@@ -277,16 +312,86 @@ const pd_row512_probe_fn pd_row512_probesb[2][QL_GROUPS16] = {
 	{ql_probe_vbmi_1_lru, ql_probe_vbmi_2_lru, ql_probe_vbmi_3_lru, ql_probe_vbmi_4_lru},
 };
 
-/* The AVX2 probe: its step inlined into the loop. */
-__attribute__((target("avx2"))) void pd_row512_probe_avx2(const struct pd_row512 *q,
-	uint64_t *const *row, const uint64_t *fp, uint8_t *v, unsigned n, unsigned ahead,
-	bool far)
+/*
+ * The AVX2 step in two registers (the row's low and high 32 bytes): the lookup as
+ * pd_row512_find_avx2, then the move as ql_move, vector for vector: the row shifted down
+ * one lane (each word taking the next one's low bits, the next word's across the halves
+ * by a qword permute), the keep/mid masks of lane j from their tables, the new
+ * fingerprint's bits made from fp alone, two 32-byte stores. Against the lookup followed
+ * by ql_move's scalar words (and its 64-byte copy out of 8-byte stores): measured in
+ * docs/filters.md ("qhtlru's cost").
+ */
+QL_AVX2 int ql_step_avx2(const struct pd_row512 *q, unsigned groups, bool lru, bool bytes,
+			 uint64_t *row, uint64_t fp)
 {
-	for (unsigned i = 0; i < n; i++) {
-		if (i + ahead < n)
-			pd_prefetch_w(far, row[i + ahead]);
-		v[i] = (uint8_t)ql_step_avx2(q, row[i], fp[i]);
-	}
+	const __m256i fpv = _mm256_set1_epi64x((long long)fp);
+	const __m256i lo = _mm256_loadu_si256((const __m256i *)row);
+	const __m256i hi = _mm256_loadu_si256((const __m256i *)(row + 4));
+	const uint64_t hits = bytes ? ql_hits_avx2b(q, groups, row, _mm256_set1_epi32((int)fp)) :
+				      ql_hits_avx2(q, groups, lo, hi, fpv);
+	const unsigned j = lru ? ql_lane_moved(hits) : 0;
+	const __m128i fr = _mm_cvtsi32_si128((int)q->f), fl = _mm_cvtsi32_si128(64 - (int)q->f);
+	/* words 1-4 and 5-7 then 0: r[w + 1] */
+	const __m256i rlo = _mm256_permute4x64_epi64(lo, _MM_SHUFFLE(0, 3, 2, 1));
+	const __m256i rhi = _mm256_permute4x64_epi64(hi, _MM_SHUFFLE(0, 3, 2, 1));
+	const __m256i nlo = _mm256_blend_epi32(rlo, rhi, 0xC0);
+	const __m256i nhi = _mm256_blend_epi32(rhi, _mm256_setzero_si256(), 0xC0);
+	const __m256i dlo = _mm256_or_si256(_mm256_srl_epi64(lo, fr), _mm256_sll_epi64(nlo, fl));
+	const __m256i dhi = _mm256_or_si256(_mm256_srl_epi64(hi, fr), _mm256_sll_epi64(nhi, fl));
+	const __m256i *keep = (const __m256i *)q->keep[j], *mid = (const __m256i *)q->mid[j];
+	const __m256i *topl = (const __m256i *)q->topl, *topr = (const __m256i *)q->topr;
+	__m256i olo, ohi;
+
+	olo = _mm256_or_si256(_mm256_and_si256(lo, _mm256_load_si256(keep)),
+			      _mm256_and_si256(dlo, _mm256_load_si256(mid)));
+	ohi = _mm256_or_si256(_mm256_and_si256(hi, _mm256_load_si256(keep + 1)),
+			      _mm256_and_si256(dhi, _mm256_load_si256(mid + 1)));
+	olo = _mm256_or_si256(olo, _mm256_or_si256(_mm256_sllv_epi64(fpv, _mm256_load_si256(topl)),
+						   _mm256_srlv_epi64(fpv, _mm256_load_si256(topr))));
+	ohi = _mm256_or_si256(ohi, _mm256_or_si256(
+		_mm256_sllv_epi64(fpv, _mm256_load_si256(topl + 1)),
+		_mm256_srlv_epi64(fpv, _mm256_load_si256(topr + 1))));
+	_mm256_storeu_si256((__m256i *)row, olo);
+	_mm256_storeu_si256((__m256i *)(row + 4), ohi);
+	return hits != 0;
 }
+
+/* The AVX2 probes, by order and lookup: the byte shuffle (f <= 25) by group count G, the
+ * step inlined and its lookup unrolled; the 4-lane lookup (f > 25) with its groups
+ * counted at run time (G 0). */
+#define QL_PROBE_AVX2(var, bytes, G, order, lru)                                           \
+	__attribute__((target("avx2"), aligned(64))) static void                            \
+	ql_probe_##var##_##G##_##order(const struct pd_row512 *q, uint64_t *const *row,      \
+				      const uint64_t *fp, uint8_t *v, unsigned n, unsigned ahead, \
+				      bool far)                                             \
+	{                                                                                   \
+		const unsigned groups = G != 0 ? G : (q->b + 3) / 4;                        \
+                                                                                            \
+		for (unsigned i = 0; i < n; i++) {                                          \
+			if (i + ahead < n)                                                  \
+				pd_prefetch_w(far, row[i + ahead]);                         \
+			v[i] = (uint8_t)ql_step_avx2(q, groups, lru, bytes, row[i], fp[i]); \
+		}                                                                           \
+	}
+#define QL_PROBE2B(G) QL_PROBE_AVX2(avx2b, true, G, lru, true) \
+	QL_PROBE_AVX2(avx2b, true, G, fifo, false)
+QL_PROBE_AVX2(avx2, false, 0, lru, true)
+QL_PROBE_AVX2(avx2, false, 0, fifo, false)
+QL_PROBE2B(1)
+QL_PROBE2B(2)
+QL_PROBE2B(3)
+QL_PROBE2B(4)
+QL_PROBE2B(5)
+QL_PROBE2B(6)
+QL_PROBE2B(7)
+QL_PROBE2B(8)
+
+const pd_row512_probe_fn pd_row512_probes2[2] = {ql_probe_avx2_0_fifo, ql_probe_avx2_0_lru};
+#define QL_PROBES2B(order)                                                                 \
+	{ql_probe_avx2b_1_##order, ql_probe_avx2b_2_##order, ql_probe_avx2b_3_##order,       \
+	 ql_probe_avx2b_4_##order, ql_probe_avx2b_5_##order, ql_probe_avx2b_6_##order,       \
+	 ql_probe_avx2b_7_##order, ql_probe_avx2b_8_##order}
+const pd_row512_probe_fn pd_row512_probes2b[2][QL_GROUPS8] = {QL_PROBES2B(fifo),
+							       QL_PROBES2B(lru)};
 
 #endif
