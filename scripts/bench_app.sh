@@ -28,6 +28,10 @@ command -v dpdk-testpmd >/dev/null ||
 	{ echo "bench_app.sh: needs dpdk-testpmd: apt-get install dpdk-dev" >&2; exit 1; }
 secs=${1:-5}
 reps=${2:-3}
+# a rate is the median of the per-second rates from the second second on: fewer than 3
+# seconds leave none once EAL has started
+[[ $secs =~ ^[0-9]+$ && $secs -ge 3 && $reps =~ ^[1-9][0-9]*$ ]] ||
+	{ echo "bench_app.sh: SECS must be 3 or more and REPS 1 or more (got $secs, $reps)" >&2; exit 2; }
 shift $(($# >= 2 ? 2 : $#))
 extra=("$@")
 [ ${#extra[@]} -eq 0 ] && extra=(--filter qhtlru --memory 64M --key flow)
