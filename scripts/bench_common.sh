@@ -69,8 +69,8 @@ timed() {
 # caches, the CPU's family and model numbers, and which of the instructions that the
 # build chooses at run time or a trial needs it has (AVX-512F and VBMI2: the qht family's
 # and qhtlru's widest rows; CLDEMOTE: the rings' trial in docs/speed.md). The
-# development VM's host changes: on 2026-12-01 it came up on a family 25 model 1 EPYC
-# (Zen 3) without AVX-512, where the tables of 2026-11-26 had Zen 4's VBMI rows.
+# development VM's host changes from day to day (a Zen 4 with AVX-512, a Zen 3 without),
+# and with it what a table measures.
 machine_lines() {
 	local flags has=() f
 	lscpu | grep -E '^(Model name|CPU\(s\)|L2 cache|L3 cache):' | sed 's/  */ /g' || true

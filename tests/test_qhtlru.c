@@ -169,10 +169,10 @@ static void run_shape(unsigned b, unsigned f, uint64_t memory, size_t nkeys,
 /* Every shape, every variant: verdicts = the model's, through evictions. */
 static void test_model_small(void **state)
 {
-	(void)state;
 	static const char *const names[PD_QHTLRU_VARIANTS] = {"scalar", "AVX2", "AVX-512F",
 								"AVX-512 VBMI"};
 
+	(void)state;
 	for (unsigned v = 0; v < PD_QHTLRU_VARIANTS; v++) {
 		if (!pd_qhtlru_variant_supported((enum pd_qhtlru_variant)v)) {
 			/* said, so that a run on a CPU without it does not pass for a check */

@@ -17,8 +17,8 @@
  * (tests/test_qhtlru.c runs each the CPU has on the same rows).
  *
  * A burst's probe runs every key's step in key order with the step inlined into one loop
- * per variant (and per lane-group count for AVX-512): a call per key cost more than the
- * step's compares.
+ * per variant (and per lane-group count for AVX-512 and AVX2's byte shuffle): a call per
+ * key cost more than the step's compares.
  */
 #ifndef PKTDEDUP_ROW512_H
 #define PKTDEDUP_ROW512_H
