@@ -190,6 +190,29 @@ static void test_model_small(void **state)
 	}
 }
 
+/*
+ * Every shape a row can have (f = 1..32, b up to the lanes that fit: b * f <= 512, b <= 64),
+ * every variant this CPU has: short streams against the model. The lookups pick their
+ * path by f (the byte shuffles for f <= 25) and lay their lanes out by tables made from
+ * (b, f), so the shapes above could miss one that a table gets wrong.
+ */
+static void test_model_every_shape(void **state)
+{
+	(void)state;
+	for (unsigned v = 0; v < PD_QHTLRU_VARIANTS; v++) {
+		unsigned shapes_run = 0;
+
+		if (!pd_qhtlru_variant_supported((enum pd_qhtlru_variant)v))
+			continue;
+		for (unsigned f = 1; f <= 32; f++)
+			for (unsigned b = 1; b <= 64 && b * f <= 512; b++) {
+				run_shape(b, f, 64 * 61, 1500, (enum pd_qhtlru_variant)v, 0);
+				shapes_run++;
+			}
+		assert_int_equal(shapes_run, 1188); /* sum over f of min(64, 512 / f) */
+	}
+}
+
 /* A table far larger than the L2 cache: the far prefetch path, same verdicts, with and
  * without the hint that the caller prefetched (here it did not: only the time differs). */
 static void test_model_far(void **state)
@@ -395,6 +418,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_model_small),
+		cmocka_unit_test(test_model_every_shape),
 		cmocka_unit_test(test_model_far),
 		cmocka_unit_test(test_stage_far),
 		cmocka_unit_test(test_variants_find),
