@@ -38,16 +38,22 @@
 # DIR/dpdk-testpmd and DIR/pingpong if there (else cc builds it; without cc the round
 # trip is left out), with DPDK's libraries from DIR/../lib where the packages are
 # missing (scripts/bench_common.sh says how to make DIR).
-# Every run: qhtlru 64 MiB per worker, --action count, --no-huge. Lcores: with fewer
-# workers than CPUs, CPU 0 (where the main lcores of testpmd sleep) is left out; with as
-# many, it is shared. Prints the machine (lscpu), the core-to-core round trip before and
-# after the sweep (scripts/pingpong.c: software dispatch's rate follows it, and on a
-# shared VM it changes from hour to hour) and two tables of medians (RSS, software
-# dispatch).
+# HUGE=1 (environment) runs everything on 2 MiB hugepages (--in-memory), as a NIC's
+# ports run, instead of --no-huge: net_pcap's copy from its stored frames then misses the
+# TLB less. It needs 768 free pages a worker of the largest count on a hugetlbfs
+# (sudo bash scripts/setup-inline.sh --hugepages SIZE reserves them).
+# Every run: qhtlru 64 MiB per worker, --action count, --no-huge (or HUGE=1). Lcores:
+# with fewer workers than CPUs, CPU 0 (where the main lcores of testpmd sleep) is left
+# out; with as many, it is shared. Prints the machine (lscpu) and its pages, the
+# core-to-core round trip before and after the sweep (scripts/pingpong.c: software
+# dispatch's rate follows it, and on a shared VM it changes from hour to hour) and two
+# tables of medians (RSS, software dispatch).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench_common.sh
-eal=(--no-huge --no-pci --no-telemetry --log-level '*:error')
+pages=(--no-huge)
+[ "${HUGE:-0}" = 1 ] && pages=(--in-memory) # pages as needed, no files left behind
+eal=("${pages[@]}" --no-pci --no-telemetry --log-level '*:error')
 if [ -n "${BIN_DIR:-}" ]; then # a build carried to a machine without the packages
 	bin_dir_setup bench_workers.sh
 	eal+=("${bin_dir_eal[@]}")
@@ -73,6 +79,17 @@ for n in "${counts[@]}"; do
 		exit 2
 	}
 done
+if [ "${HUGE:-0}" = 1 ]; then # -m below: 1536 MiB a worker at most, at once
+	most=$(printf '%s\n' "${counts[@]}" | sort -n | tail -n 1)
+	free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+	mountpoint -q /dev/hugepages && [ "$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)" = 2048 ] &&
+		[ "${free:-0}" -ge $((768 * most)) ] || {
+		echo "bench_workers.sh: HUGE=1 with $most workers needs $((768 * most)) free 2 MiB" \
+			"hugepages (has ${free:-0}) on a hugetlbfs at /dev/hugepages: sudo bash" \
+			"scripts/setup-inline.sh --hugepages $((3 * most / 2 + 1))G" >&2
+		exit 1
+	}
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" /var/run/dpdk/bw$$*' EXIT
 flows=${FLOWS:-65536}
@@ -160,6 +177,11 @@ pcaps() { # net_pcap with n queues of the frames
 	echo "$v"
 }
 machine_lines
+if [ "${HUGE:-0}" = 1 ]; then
+	echo "pages: 2 MiB hugepages (HUGE=1, --in-memory)"
+else
+	echo "pages: 4 KiB, --no-huge (HUGE=1 runs on 2 MiB hugepages)"
+fi
 if [ -x "${BIN_DIR:-/nonexistent}/pingpong" ]; then
 	cp "$BIN_DIR/pingpong" "$tmp/pingpong"
 elif command -v cc >/dev/null; then
