@@ -51,8 +51,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench_common.sh
-pages=(--no-huge)
-[ "${HUGE:-0}" = 1 ] && pages=(--in-memory) # pages as needed, no files left behind
+huge=${HUGE:-0}
+if [ "$huge" = 1 ]; then # pages as needed, no files left behind
+	pages=(--in-memory) pages_line="2 MiB hugepages (HUGE=1, --in-memory)"
+else
+	pages=(--no-huge) pages_line="4 KiB, --no-huge (HUGE=1 runs on 2 MiB hugepages)"
+fi
 eal=("${pages[@]}" --no-pci --no-telemetry --log-level '*:error')
 if [ -n "${BIN_DIR:-}" ]; then # a build carried to a machine without the packages
 	bin_dir_setup bench_workers.sh
@@ -79,7 +83,7 @@ for n in "${counts[@]}"; do
 		exit 2
 	}
 done
-if [ "${HUGE:-0}" = 1 ]; then # -m below: 1536 MiB a worker at most, at once
+if [ "$huge" = 1 ]; then # -m below: 1536 MiB a worker at most, at once
 	most=$(printf '%s\n' "${counts[@]}" | sort -n | tail -n 1)
 	free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
 	mountpoint -q /dev/hugepages && [ "$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)" = 2048 ] &&
@@ -177,11 +181,7 @@ pcaps() { # net_pcap with n queues of the frames
 	echo "$v"
 }
 machine_lines
-if [ "${HUGE:-0}" = 1 ]; then
-	echo "pages: 2 MiB hugepages (HUGE=1, --in-memory)"
-else
-	echo "pages: 4 KiB, --no-huge (HUGE=1 runs on 2 MiB hugepages)"
-fi
+echo "pages: $pages_line"
 if [ -x "${BIN_DIR:-/nonexistent}/pingpong" ]; then
 	cp "$BIN_DIR/pingpong" "$tmp/pingpong"
 elif command -v cc >/dev/null; then
