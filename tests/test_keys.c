@@ -130,7 +130,7 @@ static unsigned long fast_frames, fast_packet_frames;
 /* pd_key_extract_cut (a frame of len bytes of wire on the wire) into a new buffer;
  * every call also checks that the general parse (pd_key_extract_general_cut, without
  * the fast paths for common flow and packet keys) gives the same reason and key, and for
- * a whole frame that pd_key_extract_ip does. */
+ * a whole frame that pd_key_extract_ip and pd_key_extract do. */
 static enum pd_key_reason extract_cut(const struct pd_key_config *c, const uint8_t *f,
 				      size_t len, size_t wire, uint8_t **key, size_t *klen)
 {
@@ -145,6 +145,13 @@ static enum pd_key_reason extract_cut(const struct pd_key_config *c, const uint8
 	r = pd_key_extract_cut(c, f, len, wire, *key, cap, klen, &ip);
 	if (wire <= len) {
 		rg = pd_key_extract_ip(c, f, len, g, cap, &wlen, &gip);
+		assert_int_equal(rg, r);
+		if (r == PD_KEY_OK) {
+			assert_int_equal(wlen, *klen);
+			assert_memory_equal(g, *key, wlen);
+		}
+		wlen = (size_t)-1;
+		rg = pd_key_extract(c, f, len, g, cap, &wlen);
 		assert_int_equal(rg, r);
 		if (r == PD_KEY_OK) {
 			assert_int_equal(wlen, *klen);
@@ -609,6 +616,31 @@ static void test_buffer_and_names(void **state)
 	pd_key_config_init(&c, PD_KEY_PACKET);
 	assert_int_equal(pd_key_extract(&c, frame, sizeof(frame), key, sizeof(key) - 1, &klen),
 			 PD_KEY_BUFFER);
+	/* a UDP/IPv4 frame of the fast paths' shape: a buffer one byte short is refused by
+	 * every entry point in every mode, and one of the size asked for is enough */
+	frame[12] = 0x08;
+	frame[14] = 0x45;
+	frame[17] = 50; /* IP total length: the frame's 64 bytes less Ethernet's 14 */
+	frame[23] = 17;
+	frame[39] = 30; /* UDP length */
+	for (int m = 0; m < PD_KEY_MODE_COUNT; m++) {
+		struct pd_key_ip ip;
+
+		pd_key_config_init(&c, (enum pd_key_mode)m);
+		assert_int_equal(pd_key_extract(&c, frame, sizeof(frame), key, sizeof(key) - 1,
+						&klen),
+				 PD_KEY_BUFFER);
+		assert_int_equal(pd_key_extract_ip(&c, frame, sizeof(frame), key,
+						   sizeof(key) - 1, &klen, &ip),
+				 PD_KEY_BUFFER);
+		assert_int_equal(pd_key_extract_cut(&c, frame, sizeof(frame), sizeof(frame), key,
+						    sizeof(key) - 1, &klen, &ip),
+				 PD_KEY_BUFFER);
+		if (m == PD_KEY_FLOW || m == PD_KEY_PACKET || m == PD_KEY_SRCIP)
+			assert_int_equal(pd_key_extract(&c, frame, sizeof(frame), key, sizeof(key),
+							&klen),
+					 PD_KEY_OK);
+	}
 	for (int m = 0; m < PD_KEY_MODE_COUNT; m++)
 		assert_int_equal(pd_key_mode_from_name(pd_key_mode_name((enum pd_key_mode)m)), m);
 	assert_int_equal(pd_key_mode_from_name("bogus"), -1);

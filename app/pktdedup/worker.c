@@ -38,6 +38,7 @@
  * a copy passes.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
@@ -153,11 +154,12 @@ static inline struct pd_key_ip ip_of(const struct rte_mbuf *m)
  * stores (no store-to-load forwarding from the overlapping halves of a short memcpy).
  * With --key packet this raised the rate by 9-22% (docs/speed.md).
  */
-static inline void keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
-			      uint64_t *h, uint8_t *nokey)
+static inline unsigned keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsigned n,
+				  uint64_t *h, uint8_t *nokey)
 {
 	const int marking = w->app->marking;
 	size_t len[2];
+	unsigned keyless = 0; /* nonzero when a packet has no key */
 
 	for (unsigned i = 0; i <= n; i++) {
 		if (i < n) {
@@ -166,6 +168,7 @@ static inline void keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsig
 			nokey[i] = (uint8_t)key_of(w, pkts[i],
 						   w->keybuf + (i & 1) * PD_APP_KEYBUF_LEN,
 						   &len[i & 1], marking);
+			keyless |= nokey[i];
 		}
 		if (i > 0 && !nokey[i - 1]) {
 			unsigned j = i - 1;
@@ -174,6 +177,7 @@ static inline void keys_burst(struct pd_worker *w, struct rte_mbuf **pkts, unsig
 					      len[j & 1]);
 		}
 	}
+	return keyless;
 }
 
 /* A packet of class @p cls: the disposition step's decision carried out on its mbuf
@@ -298,14 +302,22 @@ struct staged {
  */
 static void stage_burst(struct pd_worker *w, struct staged *s, const uint64_t *rxt, int far)
 {
-	uint64_t hp[PD_APP_BURST];
+	const int timed = w->app->time_src != PD_TIME_NONE; /* rxt is set only then */
 
-	keys_burst(w, s->pkts, s->n, hp, s->nokey);
-	s->nk = 0;
-	for (unsigned i = 0; i < s->n; i++) {
-		if (!s->nokey[i]) {
-			s->h[s->nk] = hp[i];
-			s->ts[s->nk++] = rxt[i];
+	/* The hashes in place, moved up past the keyless packets only when there are
+	 * some: compacting every burst took 12 instructions a packet (the hashes and the
+	 * times copied, timed or not; scripts/bench_instr.sh) */
+	s->nk = s->n;
+	if (likely(keys_burst(w, s->pkts, s->n, s->h, s->nokey) == 0)) {
+		if (timed)
+			memcpy(s->ts, rxt, s->n * sizeof(*rxt));
+	} else {
+		s->nk = 0;
+		for (unsigned i = 0; i < s->n; i++) {
+			if (!s->nokey[i]) {
+				s->h[s->nk] = s->h[i];
+				s->ts[s->nk++] = timed ? rxt[i] : 0;
+			}
 		}
 	}
 	if (far)

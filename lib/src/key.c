@@ -686,18 +686,21 @@ static inline uint16_t fast_l2(const struct pd_key_config *c, const uint8_t *p, 
 			       size_t *l3)
 {
 	uint16_t et;
+	size_t tag;
 
 	*l3 = ETH_HDR;
 	if (len < ETH_HDR + 4 + 20)
 		return 0;
 	et = rd16(p + 12);
-	if (et == 0x8100 || et == 0x88a8 || et == 0x9100) {
-		if (c->vlan == PD_VLAN_SEPARATE)
-			return 0;
-		et = rd16(p + 16);
-		*l3 += 4;
-	}
-	return et;
+	tag = et == 0x8100 || et == 0x88a8 || et == 0x9100;
+	if (tag && c->vlan == PD_VLAN_SEPARATE)
+		return 0;
+	/* the tag's 4 bytes added, not branched on (nothing branches on the tag where
+	 * --vlan separate is ruled out first, as flow_first does): a branch let the
+	 * compiler keep each of the fast path's offsets twice, one for each case, in
+	 * registers a call preserves */
+	*l3 += 4 * tag;
+	return rd16(p + 12 + 4 * tag);
 }
 
 /* With tunnels to open: is UDP to port dport one (then the general parse opens it)? */
@@ -860,19 +863,54 @@ extract(const struct pd_key_config *c, const uint8_t *frame, size_t len, int cut
 	return PD_KEY_OK;
 }
 
+/*
+ * pd_key_extract_ip and pd_key_extract try the flow key's fast path first, inline, and
+ * leave every other frame and configuration to extract() out of line, one jump away.
+ * With the general parse's call and four copies of the fast paths in one body, each key
+ * saved and restored six registers. The flow key of a 64-byte UDP/IPv4 frame, counted
+ * by callgrind: 85 instructions in the application instead of 93 (scripts/bench_instr.sh
+ * with OTHER=, qhtlru 32 KiB), 79 instead of 87 in build/tests/bench_isolated.
+ */
+static __attribute__((noinline)) enum pd_key_reason
+extract_rest(const struct pd_key_config *c, const uint8_t *frame, size_t len, uint8_t *key,
+	     size_t cap, size_t *key_len, struct pd_key_ip *ip)
+{
+	return extract(c, frame, len, 0, key, cap, key_len, ip);
+}
+
+/* The flow key of a frame for flow_fast without --decap: its length, 0 for any other. */
+static inline __attribute__((always_inline)) size_t
+flow_first(const struct pd_key_config *c, const uint8_t *frame, size_t len, uint8_t *key,
+	   size_t cap, struct pd_key_ip *ip)
+{
+	if (c->mode != PD_KEY_FLOW || c->link != PD_LINK_ETHERNET || c->decap != 0 ||
+	    c->vlan == PD_VLAN_SEPARATE || cap < PD_KEY_BUF_LEN(len))
+		return 0;
+	return flow_fast(c, frame, len, key, ip, 0);
+}
+
 enum pd_key_reason pd_key_extract_ip(const struct pd_key_config *c, const uint8_t *frame,
 				     size_t len, uint8_t *key, size_t cap, size_t *key_len,
 				     struct pd_key_ip *ip)
 {
-	return extract(c, frame, len, 0, key, cap, key_len, ip);
+	const size_t n = flow_first(c, frame, len, key, cap, ip);
+
+	if (n == 0)
+		return extract_rest(c, frame, len, key, cap, key_len, ip);
+	*key_len = n;
+	return PD_KEY_OK;
 }
 
 enum pd_key_reason pd_key_extract(const struct pd_key_config *c, const uint8_t *frame,
 				  size_t len, uint8_t *key, size_t cap, size_t *key_len)
 {
 	struct pd_key_ip ip;
+	const size_t n = flow_first(c, frame, len, key, cap, &ip);
 
-	return extract(c, frame, len, 0, key, cap, key_len, &ip);
+	if (n == 0)
+		return extract_rest(c, frame, len, key, cap, key_len, &ip);
+	*key_len = n;
+	return PD_KEY_OK;
 }
 
 enum pd_key_reason pd_key_extract_cut(const struct pd_key_config *c, const uint8_t *frame,
