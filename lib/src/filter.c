@@ -175,6 +175,15 @@ void pd_filter_prefetch(const struct pd_filter *f, uint64_t h)
 		f->ops->prefetch(f, h);
 }
 
+void pd_filter_prefetch_burst(const struct pd_filter *f, const uint64_t *h, unsigned n)
+{
+	if (f->ops->prefetch_burst != NULL)
+		f->ops->prefetch_burst(f, h, n);
+	else if (f->ops->prefetch != NULL)
+		for (unsigned i = 0; i < n; i++)
+			f->ops->prefetch(f, h[i]);
+}
+
 /* One chunk of at most PD_BURST_MAX hashed keys: fill the clock, run, count. With d,
  * the delays of duplicates (PD_DELAY_NONE elsewhere). */
 static void burst_chunk(struct pd_filter *f, const uint64_t *h, const uint64_t *ts, uint8_t *v,

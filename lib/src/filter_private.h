@@ -53,6 +53,10 @@ struct pd_filter_ops {
 	const char *state_name;
 	/* optional: start loading the state a later burst will touch for hash h */
 	void (*prefetch)(const struct pd_filter *f, uint64_t h);
+	/* optional, with prefetch: the same for n hashes in one loop (pktdedup's worker
+	 * calling pd_filter_prefetch for each took 13 instructions a key, qhtlru's loop
+	 * takes 7: scripts/bench_instr.sh); without it, prefetch for each */
+	void (*prefetch_burst)(const struct pd_filter *f, const uint64_t *h, unsigned n);
 	/* optional, filters that keep times: burst that also writes, for each DUPLICATE,
 	 * the delay since the copy it matched into d[i] (d may be NULL) */
 	void (*burst_delay)(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,

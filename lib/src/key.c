@@ -864,12 +864,13 @@ extract(const struct pd_key_config *c, const uint8_t *frame, size_t len, int cut
 }
 
 /*
- * pd_key_extract_ip and pd_key_extract try the flow key's fast path first, inline, and
- * leave every other frame and configuration to extract() out of line, one jump away.
- * With the general parse's call and four copies of the fast paths in one body, each key
- * saved and restored six registers. The flow key of a 64-byte UDP/IPv4 frame, counted
- * by callgrind: 85 instructions in the application instead of 93 (scripts/bench_instr.sh
- * with OTHER=, qhtlru 32 KiB), 79 instead of 87 in build/tests/bench_isolated.
+ * pd_key_extract_ip and pd_key_extract send the flow key to a function of its own whose
+ * body is the fast path (flow_first), and every other mode, frame and configuration to
+ * extract() out of line. With the general parse's call and four copies of the fast
+ * paths in one body, each key saved and restored six registers. The flow key of a
+ * 64-byte UDP/IPv4 frame, counted by callgrind in the application: 88 instructions
+ * instead of 93, 5 of them the test of the mode and the jump, which the packet key pays
+ * too (scripts/bench_instr.sh; docs/speed.md, "Instructions a packet").
  */
 static __attribute__((noinline)) enum pd_key_reason
 extract_rest(const struct pd_key_config *c, const uint8_t *frame, size_t len, uint8_t *key,
@@ -883,15 +884,16 @@ static inline __attribute__((always_inline)) size_t
 flow_first(const struct pd_key_config *c, const uint8_t *frame, size_t len, uint8_t *key,
 	   size_t cap, struct pd_key_ip *ip)
 {
-	if (c->mode != PD_KEY_FLOW || c->link != PD_LINK_ETHERNET || c->decap != 0 ||
-	    c->vlan == PD_VLAN_SEPARATE || cap < PD_KEY_BUF_LEN(len))
+	if (c->link != PD_LINK_ETHERNET || c->decap != 0 || c->vlan == PD_VLAN_SEPARATE ||
+	    cap < PD_KEY_BUF_LEN(len))
 		return 0;
 	return flow_fast(c, frame, len, key, ip, 0);
 }
 
-enum pd_key_reason pd_key_extract_ip(const struct pd_key_config *c, const uint8_t *frame,
-				     size_t len, uint8_t *key, size_t cap, size_t *key_len,
-				     struct pd_key_ip *ip)
+/* A flow key (c->mode PD_KEY_FLOW): the fast path, else extract(). */
+static __attribute__((noinline)) enum pd_key_reason
+extract_flow(const struct pd_key_config *c, const uint8_t *frame, size_t len, uint8_t *key,
+	     size_t cap, size_t *key_len, struct pd_key_ip *ip)
 {
 	const size_t n = flow_first(c, frame, len, key, cap, ip);
 
@@ -901,16 +903,23 @@ enum pd_key_reason pd_key_extract_ip(const struct pd_key_config *c, const uint8_
 	return PD_KEY_OK;
 }
 
+enum pd_key_reason pd_key_extract_ip(const struct pd_key_config *c, const uint8_t *frame,
+				     size_t len, uint8_t *key, size_t cap, size_t *key_len,
+				     struct pd_key_ip *ip)
+{
+	if (c->mode == PD_KEY_FLOW)
+		return extract_flow(c, frame, len, key, cap, key_len, ip);
+	return extract_rest(c, frame, len, key, cap, key_len, ip);
+}
+
 enum pd_key_reason pd_key_extract(const struct pd_key_config *c, const uint8_t *frame,
 				  size_t len, uint8_t *key, size_t cap, size_t *key_len)
 {
 	struct pd_key_ip ip;
-	const size_t n = flow_first(c, frame, len, key, cap, &ip);
 
-	if (n == 0)
-		return extract_rest(c, frame, len, key, cap, key_len, &ip);
-	*key_len = n;
-	return PD_KEY_OK;
+	if (c->mode == PD_KEY_FLOW)
+		return extract_flow(c, frame, len, key, cap, key_len, &ip);
+	return extract_rest(c, frame, len, key, cap, key_len, &ip);
 }
 
 enum pd_key_reason pd_key_extract_cut(const struct pd_key_config *c, const uint8_t *frame,

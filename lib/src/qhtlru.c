@@ -137,11 +137,17 @@ static void ql_burst(struct pd_filter *f, const uint64_t *h, const uint64_t *ts,
 	q->k.probe(&q->k, row, fp, v, n, ahead, f->far);
 }
 
-static void ql_prefetch(const struct pd_filter *f, uint64_t h)
+static void ql_prefetch_burst(const struct pd_filter *f, const uint64_t *h, unsigned n)
 {
 	const struct qhtlru *q = (const struct qhtlru *)f;
 
-	pd_prefetch_w(f->far, q->rows + pd_range(h, q->n) * QL_WORDS);
+	for (unsigned i = 0; i < n; i++)
+		pd_prefetch_w(f->far, q->rows + pd_range(h[i], q->n) * QL_WORDS);
+}
+
+static void ql_prefetch(const struct pd_filter *f, uint64_t h)
+{
+	ql_prefetch_burst(f, &h, 1); /* inlined: one prefetch */
 }
 
 static void ql_reset(struct pd_filter *f)
@@ -204,6 +210,7 @@ static const struct pd_filter_ops ql_ops = {
 	.state = ql_state,
 	.state_name = "fraction of empty lanes",
 	.prefetch = ql_prefetch,
+	.prefetch_burst = ql_prefetch_burst,
 	.sections = ql_sections,
 	.post_load = ql_post_load,
 };

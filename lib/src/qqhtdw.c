@@ -510,11 +510,17 @@ static double qw_state(const struct pd_filter *f)
 	return (double)live / ((double)q->n * q->b);
 }
 
-static void qw_prefetch(const struct pd_filter *f, uint64_t h)
+static void qw_prefetch_burst(const struct pd_filter *f, const uint64_t *h, unsigned n)
 {
 	const struct qw *q = (const struct qw *)f;
 
-	pd_prefetch_w(f->far, q->rows + pd_range(h, q->n) * QW_ROW);
+	for (unsigned i = 0; i < n; i++)
+		pd_prefetch_w(f->far, q->rows + pd_range(h[i], q->n) * QW_ROW);
+}
+
+static void qw_prefetch(const struct pd_filter *f, uint64_t h)
+{
+	qw_prefetch_burst(f, &h, 1); /* inlined: one prefetch */
 }
 
 static unsigned qw_sections(struct pd_filter *f, struct pd_section *sec)
@@ -543,6 +549,7 @@ static const struct pd_filter_ops qw_ops = {
 	.burst = qw_burst,
 	.burst_delay = qw_burst_delay,
 	.prefetch = qw_prefetch,
+	.prefetch_burst = qw_prefetch_burst,
 	.reset = qw_reset,
 	.destroy = qw_destroy,
 	.state = qw_state,

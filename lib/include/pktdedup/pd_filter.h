@@ -277,6 +277,10 @@ uint64_t pd_filter_hash(const struct pd_filter *f, const void *key, size_t len);
 PD_API
 void pd_filter_prefetch(const struct pd_filter *f, uint64_t h);
 
+/** pd_filter_prefetch() for each of the n hashes at h, in one call. */
+PD_API
+void pd_filter_prefetch_burst(const struct pd_filter *f, const uint64_t *h, unsigned n);
+
 /**
  * 1 when the filter's state is far: larger than twice the core's L2 cache, so that its
  * lines come from L3 or memory and are worth loading early (prefetched into L2 only);
