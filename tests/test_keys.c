@@ -732,6 +732,77 @@ static void test_mark(void **state)
 	free_frames(&fr);
 }
 
+/*
+ * Packet keys of IPv4 and IPv6 packets of every length from the shortest to 80 bytes,
+ * random bytes after the fields the parse reads, with each set of ignored fields: the
+ * fast path's key of each length against the general parse, and against the plain
+ * model: the packet's bytes with the ignored fields zeroed.
+ */
+static void test_packet_every_length(void **state)
+{
+	const uint32_t ignores[] = {PD_IGNORE_DEFAULT, 0,
+				    PD_IGNORE_DEFAULT | PD_IGNORE_DSCP | PD_IGNORE_IPID};
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	unsigned checked = 0;
+
+	(void)state;
+	for (unsigned g = 0; g < sizeof(ignores) / sizeof(ignores[0]); g++) {
+		struct pd_key_config c;
+
+		pd_key_config_init(&c, PD_KEY_PACKET);
+		c.ignore = ignores[g];
+		for (unsigned version = 4; version <= 6; version += 2) {
+			for (size_t n = version == 4 ? 20 : 40; n <= 80; n++) {
+				uint8_t f[14 + 80 + 4], want[80], *key;
+				size_t klen, len = 14 + n + (n & 3); /* some Ethernet padding */
+
+				for (size_t b = 0; b < sizeof(f); b++) {
+					x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+					f[b] = (uint8_t)(x >> 56);
+				}
+				f[12] = version == 4 ? 0x08 : 0x86;
+				f[13] = version == 4 ? 0x00 : 0xdd;
+				if (version == 4) {
+					f[14] = 0x45;
+					f[16] = (uint8_t)(n >> 8);
+					f[17] = (uint8_t)n;
+					f[20] = f[21] = 0; /* not a fragment */
+					f[23] = 17;
+				} else {
+					f[14] = (uint8_t)(0x60 | (f[14] & 15));
+					f[18] = (uint8_t)((n - 40) >> 8);
+					f[19] = (uint8_t)(n - 40);
+					f[20] = 6; /* TCP */
+				}
+				memcpy(want, f + 14, n);
+				if (version == 4) {
+					if (c.ignore & PD_IGNORE_DSCP)
+						want[1] = 0;
+					if (c.ignore & PD_IGNORE_IPID)
+						want[4] = want[5] = 0;
+					if (c.ignore & PD_IGNORE_TTL)
+						want[8] = 0;
+					if (c.ignore & PD_IGNORE_CHECKSUM)
+						want[10] = want[11] = 0;
+				} else {
+					if (c.ignore & PD_IGNORE_DSCP) {
+						want[0] &= 0xf0;
+						want[1] &= 0x0f;
+					}
+					if (c.ignore & PD_IGNORE_TTL)
+						want[7] = 0;
+				}
+				assert_int_equal(extract(&c, f, len, &key, &klen), PD_KEY_OK);
+				assert_int_equal(klen, n);
+				assert_memory_equal(key, want, n);
+				free(key);
+				checked++;
+			}
+		}
+	}
+	assert_int_equal(checked, 3 * (61 + 41));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -742,6 +813,7 @@ int main(void)
 		cmocka_unit_test(test_cut_tunnel_behind_ext),
 		cmocka_unit_test(test_cut_without_length),
 		cmocka_unit_test(test_buffer_and_names),
+		cmocka_unit_test(test_packet_every_length),
 		cmocka_unit_test(test_mark),
 	};
 
