@@ -86,8 +86,8 @@ per() {
 	b=$(one "$name" $((2 * secs)) "$pat" "$@")
 	awk -v a="$a" -v b="$b" -v n="$name" 'BEGIN { split(a, x, " "); split(b, y, " ")
 		if (y[2] <= x[2]) { print "bench_instr.sh: " n ": the long run saw no more" \
-			" packets than the short one (another load on the CPUs slowed it: run" \
-			" it alone)" > "/dev/stderr"; exit 1 }
+			" packets than the short one (it started forwarding late, or a load" \
+			" beside it slowed it: run it again, alone)" > "/dev/stderr"; exit 1 }
 		printf "%.1f %d\n", (y[1] - x[1]) / (y[2] - x[2]), y[2] - x[2] }'
 }
 
