@@ -5,9 +5,9 @@
 # on and --action count. A count does not depend on what else the machine runs: it
 # judges a change to the packet path where times are noise (docs/speed.md, "Instructions
 # a packet"). Each program runs twice under callgrind, stopped (SIGINT) SECS and 2 x SECS
-# seconds after its first line of per-second counters, and its count a packet is the
-# difference of the two runs' instructions over the difference of their packets, so that
-# EAL's start and the exit cancel. Prints each program's instructions a packet, what
+# seconds after its first counters line with packets received, and its count a packet is
+# the difference of the two runs' instructions over the difference of their packets, so
+# that EAL's start and the exit cancel. Prints each program's instructions a packet, what
 # pktdedup adds over each testpmd, and pktdedup's functions that take at least one
 # instruction a packet. With OTHER=PATH (another build's pktdedup binary) that build is
 # counted too, and its difference printed. A benchmark, not a test: each run takes its
@@ -42,7 +42,7 @@ vdev="net_pcap0,rx_pcap=$tmp/udp64.pcap,infinite_rx=1"
 eal=(--no-huge -m 512 --no-pci --no-telemetry --no-shconf --log-level '*:error')
 
 # one NAME SECS PATTERN COMMAND...: COMMAND under callgrind, stopped (SIGINT) SECS seconds
-# after its output first has PATTERN (a line of per-second counters: it forwards), so
+# after its output first has PATTERN (a counters line with packets received), so
 # that however long EAL takes to start under valgrind, the two runs' difference is
 # forwarding; prints "instructions packets" and leaves the profile in $tmp/NAME.SECS
 one() {
@@ -113,11 +113,12 @@ funcs() {
 machine_lines
 echo "pktdedup options: --action count ${extra[*]}; ${secs} s and $((2 * secs)) s runs under callgrind"
 tp=(-l 0-1 --vdev "$vdev" -- --port-topology=loop --total-num-mbufs=100000 --stats-period 1 -a)
-io=$(per testpmd-io Rx-pps: dpdk-testpmd "${eal[@]}" "${tp[@]}" --forward-mode=io)
-ms=$(per testpmd-macswap Rx-pps: dpdk-testpmd "${eal[@]}" "${tp[@]}" --forward-mode=macswap)
+# each run's seconds start at its first counters line with packets received (grep patterns)
+io=$(per testpmd-io 'RX-packets: *[1-9]' dpdk-testpmd "${eal[@]}" "${tp[@]}" --forward-mode=io)
+ms=$(per testpmd-macswap 'RX-packets: *[1-9]' dpdk-testpmd "${eal[@]}" "${tp[@]}" --forward-mode=macswap)
 pd=(-l 0 --vdev "$vdev" -- --ports 0 --action count --mbufs 100000 --stats-interval 1 "${extra[@]}")
-p=$(per pktdedup "s rx " build/app/pktdedup/pktdedup "${eal[@]}" "${pd[@]}")
-[ -z "$other" ] || o=$(per other "s rx " "$other" "${eal[@]}" "${pd[@]}")
+p=$(per pktdedup 's rx [1-9]' build/app/pktdedup/pktdedup "${eal[@]}" "${pd[@]}")
+[ -z "$other" ] || o=$(per other 's rx [1-9]' "$other" "${eal[@]}" "${pd[@]}")
 echo "instructions a packet (packets between the two runs):"
 echo "  testpmd io:      ${io% *} (${io#* })"
 echo "  testpmd macswap: ${ms% *} (${ms#* })"
