@@ -7,7 +7,10 @@
 # a packet"). Each program runs twice under callgrind, stopped (SIGINT) SECS and 2 x SECS
 # seconds after its first counters line with packets received, and its count a packet is
 # the difference of the two runs' instructions over the difference of their packets, so
-# that EAL's start and the exit cancel. Prints each program's instructions a packet, what
+# that EAL's start and the exit cancel. valgrind runs one thread at a time; with
+# --fair-sched=yes the counters thread gets its turn each second (without it a busy
+# forwarding thread kept it waiting up to 13 seconds, and a short run's seconds could
+# start that much late). Prints each program's instructions a packet, what
 # pktdedup adds over each testpmd, and pktdedup's functions that take at least one
 # instruction a packet. With OTHER=PATH (another build's pktdedup binary) that build is
 # counted too, and its difference printed. A benchmark, not a test: each run takes its
@@ -48,7 +51,8 @@ eal=(--no-huge -m 512 --no-pci --no-telemetry --no-shconf --log-level '*:error')
 one() {
 	local name=$1 t=$2 pat=$3 out=$tmp/$1.$2 ir pk pid i
 	shift 3
-	valgrind --tool=callgrind --callgrind-out-file="$out" "$@" >"$out.log" 2>&1 &
+	valgrind --tool=callgrind --fair-sched=yes --callgrind-out-file="$out" "$@" \
+		>"$out.log" 2>&1 &
 	pid=$!
 	for ((i = 0; i < 3000; i++)); do # 5 minutes at most
 		grep -q -- "$pat" "$out.log" && break
@@ -86,8 +90,8 @@ per() {
 	b=$(one "$name" $((2 * secs)) "$pat" "$@")
 	awk -v a="$a" -v b="$b" -v n="$name" 'BEGIN { split(a, x, " "); split(b, y, " ")
 		if (y[2] <= x[2]) { print "bench_instr.sh: " n ": the long run saw no more" \
-			" packets than the short one (it started forwarding late, or a load" \
-			" beside it slowed it: run it again, alone)" > "/dev/stderr"; exit 1 }
+			" packets than the short one (a load beside it slowed it: run it" \
+			" again, alone)" > "/dev/stderr"; exit 1 }
 		printf "%.1f %d\n", (y[1] - x[1]) / (y[2] - x[2]), y[2] - x[2] }'
 }
 
