@@ -735,7 +735,7 @@ static inline uint16_t fast_l2(const struct pd_key_config *c, const uint8_t *p, 
 	if (tag && c->vlan == PD_VLAN_SEPARATE)
 		return 0;
 	/* the tag's 4 bytes added, not branched on (nothing branches on the tag where
-	 * --vlan separate is ruled out first, as flow_first does): a branch let the
+	 * --vlan separate is ruled out first, as extract_flow does): a branch let the
 	 * compiler keep each of the fast path's offsets twice, one for each case, in
 	 * registers a call preserves */
 	*l3 += 4 * tag;
@@ -908,10 +908,11 @@ extract(const struct pd_key_config *c, const uint8_t *frame, size_t len, int cut
 
 /*
  * pd_key_extract_ip and pd_key_extract send the flow key to a function of its own whose
- * body is the fast path (flow_first), and every other mode, frame and configuration to
- * extract() out of line. With the general parse's call and four copies of the fast
- * paths in one body, each key saved and restored six registers. The flow key of a
- * 64-byte UDP/IPv4 frame, counted by callgrind in the application: 88 instructions
+ * body is the fast path (extract_flow; a frame it does not take goes to the general
+ * parse once), and every other mode and configuration to extract() out of line. With the
+ * general parse's call and four copies of the fast paths in one body, each key saved and
+ * restored six registers. The flow key of a
+ * 64-byte UDP/IPv4 frame, counted by callgrind in the application: 87 instructions
  * instead of 93, 5 of them the test of the mode and the jump, which the packet key pays
  * too (scripts/bench_instr.sh; docs/speed.md, "Instructions a packet").
  */
@@ -922,26 +923,28 @@ extract_rest(const struct pd_key_config *c, const uint8_t *frame, size_t len, ui
 	return extract(c, frame, len, 0, key, cap, key_len, ip);
 }
 
-/* The flow key of a frame for flow_fast without --decap: its length, 0 for any other. */
-static inline __attribute__((always_inline)) size_t
-flow_first(const struct pd_key_config *c, const uint8_t *frame, size_t len, uint8_t *key,
-	   size_t cap, struct pd_key_ip *ip)
+/* A frame that flow_fast did not take, its configuration one it may take: the general
+ * parse, as extract() would call it after flow_fast (without trying flow_fast again). */
+static __attribute__((noinline)) enum pd_key_reason
+flow_general(const struct pd_key_config *c, const uint8_t *frame, size_t len, uint8_t *key,
+	     size_t cap, size_t *key_len, struct pd_key_ip *ip)
 {
-	if (c->link != PD_LINK_ETHERNET || c->decap != 0 || c->vlan == PD_VLAN_SEPARATE ||
-	    cap < PD_KEY_BUF_LEN(len))
-		return 0;
-	return flow_fast(c, frame, len, key, ip, 0);
+	return general(c, frame, len, 0, key, cap, key_len, ip);
 }
 
-/* A flow key (c->mode PD_KEY_FLOW): the fast path, else extract(). */
+/* A flow key (c->mode PD_KEY_FLOW): flow_fast without --decap's check, else extract(). */
 static __attribute__((noinline)) enum pd_key_reason
 extract_flow(const struct pd_key_config *c, const uint8_t *frame, size_t len, uint8_t *key,
 	     size_t cap, size_t *key_len, struct pd_key_ip *ip)
 {
-	const size_t n = flow_first(c, frame, len, key, cap, ip);
+	size_t n;
 
-	if (n == 0)
+	if (c->link != PD_LINK_ETHERNET || c->decap != 0 || c->vlan == PD_VLAN_SEPARATE ||
+	    cap < PD_KEY_BUF_LEN(len))
 		return extract_rest(c, frame, len, key, cap, key_len, ip);
+	n = flow_fast(c, frame, len, key, ip, 0);
+	if (n == 0)
+		return flow_general(c, frame, len, key, cap, key_len, ip);
 	*key_len = n;
 	return PD_KEY_OK;
 }
